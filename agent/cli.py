@@ -1,0 +1,132 @@
+"""Command line: parse flags, build the session, run, print the answer (or JSON), map to an exit code.
+
+The only module that writes to stdout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import logging
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any, Sequence
+
+from agent import __version__
+from agent.conversation import Usage
+from agent.errors import AgentError, UsageError
+
+log = logging.getLogger("agent")
+
+EXIT_INTERRUPTED = 130
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # one line, not argparse's usage block
+        raise UsageError(f"{message} (see --help)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="your_program.sh", description="A terminal coding agent (Claude Code compatible).")
+    parser.add_argument("-p", "--print", dest="prompt", metavar="PROMPT", help="the prompt; print only the final answer")
+    parser.add_argument("--provider", choices=["openrouter", "anthropic"], help="model provider (default: from the environment)")
+    parser.add_argument("--model", help="model id (default: AGENT_MODEL, else the provider's default)")
+    parser.add_argument("--max-turns", type=int, default=None, metavar="N", help="stop after N model replies (default 100)")
+    parser.add_argument("--output-format", choices=["text", "json"], default="text", help="text (default) or one JSON result object")
+    parser.add_argument("--verbose", action="store_true", help="narrate requests and tool calls on stderr")
+    parser.add_argument("--trace", metavar="FILE", help="append every request payload and reply to FILE as JSON lines")
+    recording = parser.add_mutually_exclusive_group()
+    recording.add_argument("--record", metavar="CASSETTE", help="run live and record every model exchange to CASSETTE")
+    recording.add_argument("--replay", metavar="CASSETTE", help="run offline, answering from CASSETTE")
+    parser.add_argument("--version", action="version", version=f"agent {__version__}")
+    return parser
+
+
+def _configure_logging(verbose: bool) -> None:
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("[agent] %(message)s"))
+    log.handlers[:] = [handler]
+    log.setLevel(logging.INFO if verbose else logging.WARNING)
+    log.propagate = False
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the agent with command-line arguments `argv`; returns the exit code."""
+    started = time.monotonic()
+    output_format = "text"
+    try:
+        args = build_parser().parse_args(argv)
+        output_format = args.output_format
+        _configure_logging(args.verbose)
+        result = _run(args, os.environ)
+    except AgentError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        if output_format == "json":
+            _print_json("error_during_execution", str(exc), 0, Usage(), started)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    if output_format == "json":
+        _print_json(result.subtype, result.text.strip(), result.turns, result.usage, started)
+    elif result.text.strip():
+        print(result.text.strip())
+    if result.subtype == "error_max_turns":
+        print(f"error: stopped after reaching the turn limit ({result.turns} turns; raise --max-turns)", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _print_json(subtype: str, text: str, turns: int, usage: Usage, started: float) -> None:
+    result: dict[str, Any] = {
+        "type": "result",
+        "subtype": subtype,
+        "is_error": subtype != "success",
+        "result": text,
+        "num_turns": turns,
+        "duration_ms": int((time.monotonic() - started) * 1000),
+        "usage": usage.as_dict(),
+    }
+    print(json.dumps(result, ensure_ascii=False))
+
+
+def _run(args: argparse.Namespace, env: os._Environ | dict):
+    from agent.client import ModelClient
+    from agent.providers import select_provider
+    from agent.run import run_prompt
+    from agent.session import Session
+    from agent.workspace import Workspace
+
+    if args.prompt is None:
+        raise UsageError("give a prompt with -p \"<prompt>\"")
+    if not args.prompt.strip():
+        raise UsageError("the prompt is empty")
+    max_turns = args.max_turns if args.max_turns is not None else 100
+    if max_turns < 1:
+        raise UsageError("--max-turns must be at least 1")
+    provider = select_provider(env, args.provider, dummy_key="replay-key" if args.replay else None)
+    timeout_ms = env.get("API_TIMEOUT_MS")
+    client = ModelClient(provider, float(timeout_ms) / 1000 if timeout_ms else 600.0, args.trace)
+    cwd = Path.cwd()
+    session = Session(
+        workspace=Workspace(cwd),
+        client=client,
+        model=args.model or env.get("AGENT_MODEL") or provider.default_model,
+        max_turns=max_turns,
+    )
+    with _recording(args, client, cwd):
+        return run_prompt(args.prompt, session)
+
+
+def _recording(args: argparse.Namespace, client, cwd: Path):
+    if not (args.record or args.replay):
+        return contextlib.nullcontext()
+    from agent import recording
+
+    folders = {"workspace": cwd, "home": Path.home()}
+    if args.record:
+        return recording.cassette(args.record, "record", client.http, folders)
+    return recording.cassette(args.replay, "replay", client.http, folders)

@@ -1,0 +1,72 @@
+"""The internal conversation shape, shared by both wire formats.
+
+Messages are Anthropic-Messages-like dicts: a user turn is `{"role": "user", "content": str}` or a
+list of `tool_result` blocks; an assistant turn is a list of `text` and `tool_use` blocks. A plain
+user text stays a plain string, so a forked skill's subagent starts from exactly
+`[{"role": "user", "content": "<body>"}]`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class Usage:
+    """Token counts, summed over requests."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    requests: int = 0
+
+    def add(self, other: "Usage") -> None:
+        """Add another usage record to this one."""
+        self.input_tokens += other.input_tokens
+        self.output_tokens += other.output_tokens
+        self.requests += other.requests
+
+    def as_dict(self) -> dict[str, int]:
+        return {"input_tokens": self.input_tokens, "output_tokens": self.output_tokens}
+
+
+@dataclass
+class ToolCall:
+    """One tool call of a reply. `arguments_error` is set when the model sent undecodable arguments."""
+
+    id: str
+    name: str
+    arguments: dict[str, Any]
+    arguments_error: str | None = None
+
+
+@dataclass
+class Reply:
+    """One model reply, decoded from either wire format."""
+
+    text: str
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    usage: Usage = field(default_factory=Usage)
+    stop_reason: str | None = None
+
+    def as_message(self) -> dict[str, Any]:
+        """The reply as an assistant message of the internal conversation."""
+        blocks: list[dict[str, Any]] = []
+        if self.text:
+            blocks.append({"type": "text", "text": self.text})
+        for call in self.tool_calls:
+            blocks.append({"type": "tool_use", "id": call.id, "name": call.name, "input": call.arguments})
+        return {"role": "assistant", "content": blocks}
+
+
+def user_message(text: str) -> dict[str, Any]:
+    """A plain user turn."""
+    return {"role": "user", "content": text}
+
+
+def tool_result(call_id: str, content: str, is_error: bool = False) -> dict[str, Any]:
+    """A tool_result block answering the call `call_id`."""
+    block: dict[str, Any] = {"type": "tool_result", "tool_use_id": call_id, "content": content}
+    if is_error:
+        block["is_error"] = True
+    return block

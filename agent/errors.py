@@ -1,0 +1,21 @@
+"""Exceptions that end a run, each carrying the one-line message the user sees and an exit code."""
+
+
+class AgentError(Exception):
+    """A run-ending failure: the CLI prints `error: <message>` on stderr and exits with `exit_code`."""
+
+    exit_code = 1
+
+
+class UsageError(AgentError):
+    """Bad flags, a missing key or a missing file given by the user."""
+
+    exit_code = 2
+
+
+class ProviderError(AgentError):
+    """The model provider failed or answered with something we cannot use."""
+
+
+class ReplayMismatch(AgentError):
+    """A replayed run sent a request the cassette does not hold."""

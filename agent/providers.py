@@ -1,0 +1,73 @@
+"""Which provider a run talks to, chosen from flags and the environment."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Mapping
+
+from agent.errors import UsageError
+from agent.wire import chat, messages
+
+
+@dataclass(frozen=True)
+class Provider:
+    """A model endpoint: where to send requests, how to authenticate, and which wire format it speaks."""
+
+    name: str
+    url: str
+    headers: dict[str, str]
+    wire: ModuleType
+    default_model: str
+    key_variable: str
+
+
+@dataclass(frozen=True)
+class _Kind:
+    key_variable: str
+    base_variable: str
+    default_base: str
+    default_model: str
+    wire: ModuleType
+
+
+KINDS = {
+    "openrouter": _Kind(
+        "OPENROUTER_API_KEY", "OPENROUTER_BASE_URL", "https://openrouter.ai/api/v1", "anthropic/claude-haiku-4.5", chat
+    ),
+    "anthropic": _Kind(
+        "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "https://api.anthropic.com", "claude-haiku-4-5", messages
+    ),
+}
+
+
+def join_url(base: str, path: str) -> str:
+    """`base` and `path` joined by exactly one slash (the tester's base URL ends in one)."""
+    return base.rstrip("/") + "/" + path.lstrip("/")
+
+
+def select_provider(env: Mapping[str, str], requested: str | None = None, dummy_key: str | None = None) -> Provider:
+    """The provider for this run.
+
+    `requested` (from --provider) wins, then AGENT_PROVIDER, then whichever key is set, OpenRouter
+    first. `dummy_key` stands in for a missing key (replaying a cassette needs none).
+    """
+    name = requested or env.get("AGENT_PROVIDER") or ""
+    if not name:
+        name = next((n for n, kind in KINDS.items() if env.get(kind.key_variable)), "")
+        if not name and dummy_key:
+            name = "openrouter"
+    if not name:
+        raise UsageError("no API key: set OPENROUTER_API_KEY (or ANTHROPIC_API_KEY)")
+    if name not in KINDS:
+        raise UsageError(f"unknown provider {name!r}: use openrouter or anthropic")
+    kind = KINDS[name]
+    key = env.get(kind.key_variable) or dummy_key
+    if not key:
+        raise UsageError(f"{kind.key_variable} is not set")
+    if name == "anthropic":
+        headers = {"x-api-key": key, "anthropic-version": "2023-06-01"}
+    else:
+        headers = {"authorization": f"Bearer {key}"}
+    base = env.get(kind.base_variable) or kind.default_base
+    return Provider(name, join_url(base, kind.wire.PATH), headers, kind.wire, kind.default_model, kind.key_variable)

@@ -1,0 +1,91 @@
+"""The tool set and the one place tool calls are executed."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any, Iterable
+
+from agent.conversation import ToolCall, tool_result
+from agent.errors import AgentError
+from agent.tools.base import Tool, ToolError
+
+log = logging.getLogger("agent")
+
+_JSON_TYPES = {
+    "string": str,
+    "integer": int,
+    "number": (int, float),
+    "boolean": bool,
+    "object": dict,
+    "array": list,
+}
+
+
+def builtin_tools() -> list[Tool]:
+    """Read, Write, Edit, Bash, Glob and Grep, in the order they are offered."""
+    from agent.tools.files import EDIT, READ, WRITE
+    from agent.tools.search import GLOB, GREP
+    from agent.tools.shell import BASH
+
+    return [READ, WRITE, EDIT, BASH, GLOB, GREP]
+
+
+def argument_problem(arguments: dict[str, Any], schema: dict[str, Any]) -> str | None:
+    """Why `arguments` do not fit the tool's schema, or None when they do."""
+    properties = schema.get("properties", {})
+    missing = [name for name in schema.get("required", []) if name not in arguments]
+    if missing:
+        return f"missing required argument(s): {', '.join(missing)}"
+    for name, value in arguments.items():
+        if name not in properties:
+            if schema.get("additionalProperties") is False:
+                return f"unknown argument {name!r}; expected: {', '.join(properties)}"
+            continue
+        expected = properties[name].get("type")
+        python_type = _JSON_TYPES.get(expected)
+        # bool is an int in Python, but not in JSON
+        wrong_bool = expected in ("integer", "number") and isinstance(value, bool)
+        if python_type and (not isinstance(value, python_type) or wrong_bool):
+            return f"argument {name!r} must be of type {expected}, got {type(value).__name__}"
+    return None
+
+
+def execute(call: ToolCall, tools: dict[str, Tool], context: Any) -> dict[str, Any]:
+    """Run one tool call and return its tool_result block; every failure becomes an error result."""
+    tool = tools.get(call.name)
+    if tool is None:
+        available = ", ".join(tools) or "none"
+        return _error(call, f"unknown tool {call.name!r}; available tools: {available}")
+    if call.arguments_error:
+        return _error(call, f"{call.name}: {call.arguments_error}")
+    problem = argument_problem(call.arguments, tool.parameters)
+    if problem:
+        return _error(call, f"{call.name}: {problem}")
+    try:
+        output = tool.run(call.arguments, context)
+    except ToolError as exc:
+        return _error(call, str(exc))
+    except AgentError:
+        raise
+    except Exception as exc:  # a bug or an OS failure in one tool must not end the run
+        return _error(call, f"{call.name} failed: {type(exc).__name__}: {exc}")
+    log.info("tool %s %s -> %d chars", call.name, _brief(call.arguments), len(output))
+    return tool_result(call.id, output)
+
+
+def _error(call: ToolCall, message: str) -> dict[str, Any]:
+    log.info("tool %s %s -> error: %s", call.name, _brief(call.arguments), message)
+    return tool_result(call.id, message, is_error=True)
+
+
+def _brief(arguments: dict[str, Any]) -> str:
+    text = ", ".join(f"{k}={v!r}" for k, v in arguments.items())
+    return f"({text[:200]}{'...' if len(text) > 200 else ''})"
+
+
+def by_name(tools: Iterable[Tool]) -> dict[str, Tool]:
+    """Tools keyed by name, in offering order."""
+    return {tool.name: tool for tool in tools}
+
+
+__all__ = ["Tool", "ToolError", "builtin_tools", "execute", "argument_problem", "by_name"]

@@ -1,0 +1,39 @@
+"""What a tool is: a name, a description, a JSON schema and a function of (arguments, workspace)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+
+class ToolError(Exception):
+    """A failure the model should see as an error result; the loop goes on."""
+
+
+@dataclass(frozen=True)
+class Tool:
+    """One tool offered to the model.
+
+    `run(arguments, context)` returns the text the model sees. `context.workspace` resolves paths;
+    tools that start subagents or load skills reach the running session through `context`.
+    """
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+    run: Callable[[dict[str, Any], Any], str]
+    read_only: bool = False
+
+    def schema(self) -> dict[str, Any]:
+        """The provider-neutral definition sent to the model."""
+        return {"name": self.name, "description": self.description, "parameters": self.parameters}
+
+
+def object_schema(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
+    """A JSON schema for an arguments object that rejects unknown keys."""
+    return {
+        "type": "object",
+        "properties": properties,
+        "required": required,
+        "additionalProperties": False,
+    }

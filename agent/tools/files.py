@@ -1,0 +1,253 @@
+"""File tools: Read, Write and Edit, plus the atomic write they share."""
+
+from __future__ import annotations
+
+import os
+import stat
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from agent.tools.base import Tool, ToolError, object_schema
+
+DEFAULT_LINE_LIMIT = 2000
+MAX_READ_BYTES = 256 * 1024
+BINARY_SNIFF_BYTES = 8192
+
+
+def _current_umask() -> int:
+    # os.umask can only be read by setting it; do it once at import rather than racing other threads.
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+_UMASK = _current_umask()
+
+
+def atomic_write(path: Path, data: bytes) -> None:
+    """Replace `path` with `data` atomically: readers see the old file or the new one, never a mix.
+
+    Creates parent folders, keeps an existing file's permission mode and writes through symlinks.
+    On failure the temporary file is removed and the old file is left untouched.
+    """
+    target = Path(os.path.realpath(path))
+    target.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        mode = stat.S_IMODE(os.stat(target).st_mode)
+    except FileNotFoundError:
+        mode = 0o666 & ~_UMASK
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, target)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def _path_arg(arguments: dict[str, Any], context: Any) -> tuple[Path, str]:
+    value = arguments.get("file_path")
+    if not isinstance(value, str) or not value:
+        raise ToolError("file_path is required and must be a non-empty string.")
+    path = context.workspace.resolve(value)
+    return path, context.workspace.display(path)
+
+
+def _int_arg(arguments: dict[str, Any], name: str, minimum: int) -> int | None:
+    value = arguments.get(name)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ToolError(f"{name} must be an integer.")
+    if value < minimum:
+        raise ToolError(f"{name} must be at least {minimum}.")
+    return value
+
+
+def _is_binary(path: Path) -> bool:
+    with open(path, "rb") as handle:
+        return b"\0" in handle.read(BINARY_SNIFF_BYTES)
+
+
+def _os_reason(error: OSError) -> str:
+    return error.strerror or str(error)
+
+
+def _read(arguments: dict[str, Any], context: Any) -> str:
+    path, shown = _path_arg(arguments, context)
+    offset = _int_arg(arguments, "offset", 0)
+    limit = _int_arg(arguments, "limit", 1)
+    if path.is_dir():
+        raise ToolError(f"{shown} is a directory, not a file. Use Glob or Bash `ls` to list its contents.")
+    if not path.exists():
+        raise ToolError(f"File does not exist: {shown}")
+    if not path.is_file():
+        raise ToolError(f"{shown} is not a regular file.")
+    try:
+        size = path.stat().st_size
+        if _is_binary(path):
+            return f"{shown} is a binary file ({size} bytes); its contents are not shown."
+        if size == 0:
+            return f"{shown} is empty."
+        start = max(offset or 1, 1)
+        max_lines = limit or DEFAULT_LINE_LIMIT
+        chunks: list[bytes] = []
+        used = 0
+        over_cap = False
+        total = 0
+        with open(path, "rb") as handle:
+            for total, line in enumerate(handle, 1):
+                if total < start or len(chunks) >= max_lines or over_cap:
+                    continue
+                if used + len(line) > MAX_READ_BYTES:
+                    over_cap = True
+                    if not chunks:
+                        # A single line bigger than the cap (minified code): show its beginning.
+                        chunks.append(line[:MAX_READ_BYTES])
+                    continue
+                chunks.append(line)
+                used += len(line)
+    except OSError as error:
+        raise ToolError(f"Cannot read {shown}: {_os_reason(error)}") from error
+    if start > total:
+        raise ToolError(f"{shown} has {total} lines; offset {start} is past the end.")
+    text = b"".join(chunks).decode("utf-8", errors="replace")
+    last = start + len(chunks) - 1
+    if over_cap:
+        note = (f"[... file is {size} bytes, over the {MAX_READ_BYTES // 1024} KB limit for one read; "
+                f"showed lines {start}-{last} of {total}. Use offset and limit to read more.]")
+    elif limit is None and last < total:
+        size_note = f" ({size} bytes)" if size > MAX_READ_BYTES else ""
+        note = f"[... file has {total} lines{size_note}; showed {start}-{last}. Use offset and limit to read more.]"
+    else:
+        return text
+    return text + ("" if text.endswith("\n") else "\n") + note
+
+
+def _write(arguments: dict[str, Any], context: Any) -> str:
+    path, shown = _path_arg(arguments, context)
+    content = arguments.get("content")
+    if not isinstance(content, str):
+        raise ToolError("content is required and must be a string.")
+    if path.is_dir():
+        raise ToolError(f"{shown} is a directory; give a file path.")
+    existed = path.exists()
+    data = content.encode("utf-8", errors="replace")
+    try:
+        atomic_write(path, data)
+    except OSError as error:
+        raise ToolError(f"Cannot write {shown}: {_os_reason(error)}") from error
+    how = "overwrote the existing file" if existed else "new file"
+    return f"Wrote {len(data)} bytes to {shown} ({how})."
+
+
+def _to_crlf(text: str) -> str:
+    return text.replace("\r\n", "\n").replace("\n", "\r\n")
+
+
+def _edit(arguments: dict[str, Any], context: Any) -> str:
+    path, shown = _path_arg(arguments, context)
+    old = arguments.get("old_string")
+    new = arguments.get("new_string")
+    replace_all = arguments.get("replace_all", False)
+    if not isinstance(old, str) or not isinstance(new, str):
+        raise ToolError("old_string and new_string are required and must be strings.")
+    if old == new:
+        raise ToolError("old_string and new_string are identical; there is nothing to change.")
+    if path.is_dir():
+        raise ToolError(f"{shown} is a directory, not a file.")
+    if not path.exists():
+        if old:
+            raise ToolError(f"File does not exist: {shown}")
+        return _write({"file_path": str(path), "content": new}, context)
+    try:
+        if _is_binary(path):
+            raise ToolError(f"{shown} is a binary file; Edit only changes text files.")
+        # surrogateescape round-trips bytes that are not valid UTF-8 instead of corrupting them.
+        text = path.read_bytes().decode("utf-8", errors="surrogateescape")
+    except OSError as error:
+        raise ToolError(f"Cannot read {shown}: {_os_reason(error)}") from error
+    if not old:
+        if text:
+            raise ToolError(f"old_string is empty but {shown} already has content. Give the exact text "
+                            "to replace, or use Write to replace the whole file.")
+        count = 1
+        updated = new
+    else:
+        crlf = text.count("\r\n") * 2 > text.count("\n")
+        candidates = [(_to_crlf(old), _to_crlf(new)), (old, new)] if crlf else [(old, new)]
+        count = 0
+        for old_text, new_text in candidates:
+            count = text.count(old_text)
+            if count:
+                break
+        if count == 0:
+            raise ToolError(f"old_string was not found in {shown}. Read the file and copy the exact text "
+                            "to replace, including whitespace and indentation.")
+        if count > 1 and not replace_all:
+            raise ToolError(f"old_string occurs {count} times in {shown}. Add surrounding context to make "
+                            "it unique, or set replace_all to true to replace every occurrence.")
+        updated = text.replace(old_text, new_text)
+    try:
+        atomic_write(path, updated.encode("utf-8", errors="surrogateescape"))
+    except (OSError, UnicodeEncodeError) as error:
+        raise ToolError(f"Cannot write {shown}: {error}") from error
+    return f"Edited {shown}: replaced {count} occurrence{'' if count == 1 else 's'}."
+
+
+_FILE_PATH = {"type": "string", "description": "Absolute path, or a path relative to the working directory."}
+
+READ = Tool(
+    name="Read",
+    description=("Read a text file and return its raw contents. At most 2000 lines are returned by "
+                 "default; use offset and limit to read other parts of long files."),
+    parameters=object_schema(
+        {
+            "file_path": _FILE_PATH,
+            "offset": {"type": "integer", "description": "1-based line number to start reading from."},
+            "limit": {"type": "integer", "description": "Number of lines to read."},
+        },
+        ["file_path"],
+    ),
+    run=_read,
+    read_only=True,
+)
+
+WRITE = Tool(
+    name="Write",
+    description=("Write content to a file, creating parent folders and replacing any existing file. "
+                 "Prefer Edit for changing part of an existing file."),
+    parameters=object_schema(
+        {
+            "file_path": _FILE_PATH,
+            "content": {"type": "string", "description": "The complete new contents of the file."},
+        },
+        ["file_path", "content"],
+    ),
+    run=_write,
+)
+
+EDIT = Tool(
+    name="Edit",
+    description=("Replace exact text in a file. old_string must match the file exactly, including "
+                 "whitespace and indentation, and occur once unless replace_all is true. "
+                 "An empty old_string creates a new file."),
+    parameters=object_schema(
+        {
+            "file_path": _FILE_PATH,
+            "old_string": {"type": "string", "description": "The exact text to replace."},
+            "new_string": {"type": "string", "description": "The text to put in its place."},
+            "replace_all": {"type": "boolean", "description": "Replace every occurrence (default false)."},
+        },
+        ["file_path", "old_string", "new_string"],
+    ),
+    run=_edit,
+)

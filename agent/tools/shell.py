@@ -1,0 +1,170 @@
+"""The Bash tool: run a command in the workspace with a timeout and bounded output."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import threading
+import time
+from typing import IO, Any
+
+from agent.tools.base import Tool, ToolError, object_schema
+
+DEFAULT_TIMEOUT_MS = 120_000
+MAX_TIMEOUT_MS = 600_000
+STREAM_LIMIT = 30_000  # characters kept per stream: the first and last half of it
+# After the shell exits, how long to keep reading pipes that a background child may still hold open.
+DRAIN_GRACE_S = 0.5
+# UTF-8 continuation bytes; deleting them from a byte string leaves one byte per character.
+_CONTINUATION = bytes(range(0x80, 0xC0))
+
+
+def truncate_middle(text: str, limit: int) -> str:
+    """`text` cut to about `limit` characters by dropping its middle, with a marker saying how much went."""
+    if len(text) <= limit:
+        return text
+    head = limit // 2
+    tail = limit - head
+    return _join(text[:head], len(text) - head - tail, text[len(text) - tail:])
+
+
+def _join(head: str, dropped: int, tail: str) -> str:
+    return f"{head}\n[... {dropped} characters dropped ...]\n{tail}"
+
+
+class _Capture:
+    """Reads one pipe in a thread, keeping only its head and tail so memory stays bounded."""
+
+    def __init__(self, stream: IO[bytes], limit: int) -> None:
+        self.limit = limit
+        # Four bytes per character at most, so these always decode to at least limit/2 characters.
+        self.head_cap = self.tail_cap = 2 * limit
+        self.head = bytearray()
+        self.tail = bytearray()
+        self.dropped_chars = 0
+        self.lock = threading.Lock()
+        self.stream = stream
+        self.thread = threading.Thread(target=self._pump, daemon=True)
+        self.thread.start()
+
+    def _pump(self) -> None:
+        fd = self.stream.fileno()
+        try:
+            while True:
+                chunk = os.read(fd, 65536)
+                if not chunk:
+                    break
+                with self.lock:
+                    room = self.head_cap - len(self.head)
+                    if room > 0:
+                        self.head += chunk[:room]
+                        chunk = chunk[room:]
+                    self.tail += chunk
+                    excess = len(self.tail) - self.tail_cap
+                    if excess > 0:
+                        self.dropped_chars += len(bytes(self.tail[:excess]).translate(None, _CONTINUATION))
+                        del self.tail[:excess]
+        except OSError:
+            pass
+        finally:
+            self.stream.close()
+
+    def text(self) -> str:
+        """What was read so far, decoded, with the middle dropped when it is over the limit."""
+        with self.lock:
+            head, tail, dropped = bytes(self.head), bytes(self.tail), self.dropped_chars
+        if not dropped:
+            return truncate_middle((head + tail).decode("utf-8", errors="replace"), self.limit)
+        head_text = head.decode("utf-8", errors="replace")
+        tail_text = tail.decode("utf-8", errors="replace")
+        keep_head = self.limit // 2
+        keep_tail = self.limit - keep_head
+        dropped += len(head_text) - keep_head + len(tail_text) - keep_tail
+        return _join(head_text[:keep_head], dropped, tail_text[len(tail_text) - keep_tail:])
+
+
+def _timeout_ms(arguments: dict[str, Any]) -> float:
+    value = arguments.get("timeout")
+    if value is None:
+        return DEFAULT_TIMEOUT_MS
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+        raise ToolError("timeout must be a positive number of milliseconds.")
+    return min(value, MAX_TIMEOUT_MS)
+
+
+def _exit_line(code: int) -> str:
+    if code < 0:
+        try:
+            return f"exit code: {code} (killed by {signal.Signals(-code).name})"
+        except ValueError:
+            pass
+    return f"exit code: {code}"
+
+
+def _format(first_line: str, stdout: str, stderr: str) -> str:
+    parts = [first_line]
+    if stdout.rstrip("\n"):
+        parts.append(stdout.rstrip("\n"))
+    if stderr.rstrip("\n"):
+        parts += ["stderr:", stderr.rstrip("\n")]
+    return "\n".join(parts)
+
+
+def _bash(arguments: dict[str, Any], context: Any) -> str:
+    command = arguments.get("command")
+    if not isinstance(command, str) or not command.strip():
+        raise ToolError("command is required and must be a non-empty string.")
+    timeout_s = _timeout_ms(arguments) / 1000
+    try:
+        process = subprocess.Popen(
+            ["bash", "-c", command],
+            cwd=context.workspace.cwd,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+        )
+    except OSError as error:
+        raise ToolError(f"Cannot run bash: {error.strerror or error}") from error
+    stdout = _Capture(process.stdout, STREAM_LIMIT)
+    stderr = _Capture(process.stderr, STREAM_LIMIT)
+    try:
+        code = process.wait(timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        code = None
+        try:
+            os.killpg(process.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        process.wait()
+    except BaseException:
+        # Interrupted (e.g. Ctrl-C): take the command's whole process group down with us.
+        try:
+            os.killpg(process.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        raise
+    deadline = time.monotonic() + DRAIN_GRACE_S
+    for capture in (stdout, stderr):
+        capture.thread.join(max(0.0, deadline - time.monotonic()))
+    if code is None:
+        raise ToolError(_format(f"Command timed out after {timeout_s:g} s; its process group was killed.",
+                                stdout.text(), stderr.text()))
+    return _format(_exit_line(code), stdout.text(), stderr.text())
+
+
+BASH = Tool(
+    name="Bash",
+    description=("Run a shell command with bash in the working directory and return its exit code and "
+                 "output. stdin is closed, so commands must not wait for input."),
+    parameters=object_schema(
+        {
+            "command": {"type": "string", "description": "The command to run."},
+            "timeout": {"type": "number",
+                        "description": "Timeout in milliseconds (default 120000, max 600000)."},
+        },
+        ["command"],
+    ),
+    run=_bash,
+)

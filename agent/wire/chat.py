@@ -1,0 +1,129 @@
+"""OpenAI-compatible chat completions (OpenRouter)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from agent.conversation import Reply, ToolCall, Usage
+from agent.errors import ProviderError
+
+PATH = "chat/completions"
+
+
+def encode(system: str, messages: list[dict], tools: list[dict], model: str, max_tokens: int) -> dict:
+    """The chat-completions request body for the internal conversation."""
+    wire_messages: list[dict[str, Any]] = []
+    if system:
+        wire_messages.append({"role": "system", "content": system})
+    for message in messages:
+        wire_messages.extend(_encode_message(message))
+    body: dict[str, Any] = {"model": model, "max_tokens": max_tokens, "messages": wire_messages}
+    if tools:
+        body["tools"] = [
+            {
+                "type": "function",
+                "function": {"name": t["name"], "description": t["description"], "parameters": t["parameters"]},
+            }
+            for t in tools
+        ]
+    return body
+
+
+def _encode_message(message: dict) -> list[dict[str, Any]]:
+    content = message["content"]
+    if isinstance(content, str):
+        return [{"role": message["role"], "content": content}]
+    if message["role"] == "assistant":
+        text = "".join(b["text"] for b in content if b["type"] == "text")
+        calls = [
+            {
+                "id": b["id"],
+                "type": "function",
+                "function": {"name": b["name"], "arguments": json.dumps(b["input"], ensure_ascii=False)},
+            }
+            for b in content
+            if b["type"] == "tool_use"
+        ]
+        encoded: dict[str, Any] = {"role": "assistant", "content": text or None}
+        if calls:
+            encoded["tool_calls"] = calls
+        return [encoded]
+    # A user turn of blocks: one `tool` message per result (chat has no error flag, so errors are
+    # marked in the text), then any text as a user message after them.
+    out: list[dict[str, Any]] = []
+    texts = []
+    for block in content:
+        if block["type"] == "tool_result":
+            text = block["content"]
+            if block.get("is_error"):
+                text = f"Error: {text}"
+            out.append({"role": "tool", "tool_call_id": block["tool_use_id"], "content": text})
+        elif block["type"] == "text":
+            texts.append(block["text"])
+    if texts:
+        out.append({"role": "user", "content": "\n\n".join(texts)})
+    return out
+
+
+def decode(body: Any) -> Reply:
+    """The reply in a chat-completions response body; a body that carries an error raises ProviderError."""
+    if not isinstance(body, dict):
+        raise ProviderError("the provider's reply is not a JSON object")
+    if body.get("error"):
+        raise ProviderError(f"the provider reported an error: {error_text(body)}")
+    choices = body.get("choices")
+    if not choices or not isinstance(choices, list) or not isinstance(choices[0], dict):
+        raise ProviderError("the provider's reply has no choices")
+    choice = choices[0]
+    if choice.get("finish_reason") == "error":
+        raise ProviderError(f"the provider ended the reply with an error: {error_text(choice)}")
+    message = choice.get("message") or {}
+    calls = [_decode_call(raw, index) for index, raw in enumerate(message.get("tool_calls") or [])]
+    usage = body.get("usage") or {}
+    return Reply(
+        text=_text_of(message.get("content")),
+        tool_calls=calls,
+        usage=Usage(int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0), 1),
+        stop_reason=choice.get("finish_reason"),
+    )
+
+
+def _text_of(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(part.get("text", "") for part in content if isinstance(part, dict))
+    return ""
+
+
+def _decode_call(raw: dict, index: int) -> ToolCall:
+    function = raw.get("function") or {}
+    call = ToolCall(id=str(raw.get("id") or f"call_{index}"), name=str(function.get("name") or ""), arguments={})
+    text = function.get("arguments")
+    if text in (None, ""):
+        return call
+    if isinstance(text, dict):
+        call.arguments = text
+        return call
+    try:
+        decoded = json.loads(text)
+    except (TypeError, ValueError) as exc:
+        call.arguments_error = f"the arguments are not valid JSON ({exc}); send a JSON object"
+        return call
+    if isinstance(decoded, dict):
+        call.arguments = decoded
+    else:
+        call.arguments_error = "the arguments must be a JSON object"
+    return call
+
+
+def error_text(body: Any) -> str:
+    """The provider's own error message from an error body."""
+    if isinstance(body, dict):
+        error = body.get("error")
+        if isinstance(error, dict) and error.get("message"):
+            return str(error["message"])
+        if isinstance(error, str):
+            return error
+    return json.dumps(body)[:300]

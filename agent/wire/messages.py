@@ -1,0 +1,67 @@
+"""The Anthropic Messages API."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from agent.conversation import Reply, ToolCall, Usage
+from agent.errors import ProviderError
+
+PATH = "v1/messages"
+
+
+def encode(system: str, messages: list[dict], tools: list[dict], model: str, max_tokens: int) -> dict:
+    """The Messages API request body; the internal conversation is already in this shape."""
+    body: dict[str, Any] = {"model": model, "max_tokens": max_tokens}
+    if system:
+        body["system"] = system
+    body["messages"] = messages
+    if tools:
+        body["tools"] = [
+            {"name": t["name"], "description": t["description"], "input_schema": t["parameters"]} for t in tools
+        ]
+    return body
+
+
+def decode(body: Any) -> Reply:
+    """The reply in a Messages API response body; a body that carries an error raises ProviderError."""
+    if not isinstance(body, dict):
+        raise ProviderError("the provider's reply is not a JSON object")
+    if body.get("type") == "error" or body.get("error"):
+        raise ProviderError(f"the provider reported an error: {error_text(body)}")
+    content = body.get("content")
+    if not isinstance(content, list):
+        raise ProviderError("the provider's reply has no content blocks")
+    texts, calls = [], []
+    for index, block in enumerate(content):
+        if not isinstance(block, dict):
+            continue
+        if block.get("type") == "text":
+            texts.append(str(block.get("text") or ""))
+        elif block.get("type") == "tool_use":
+            arguments = block.get("input")
+            call = ToolCall(
+                id=str(block.get("id") or f"toolu_{index}"),
+                name=str(block.get("name") or ""),
+                arguments=arguments if isinstance(arguments, dict) else {},
+            )
+            if not isinstance(arguments, dict):
+                call.arguments_error = "the input must be a JSON object"
+            calls.append(call)
+    usage = body.get("usage") or {}
+    return Reply(
+        text="".join(texts),
+        tool_calls=calls,
+        usage=Usage(int(usage.get("input_tokens") or 0), int(usage.get("output_tokens") or 0), 1),
+        stop_reason=body.get("stop_reason"),
+    )
+
+
+def error_text(body: Any) -> str:
+    """The provider's own error message from an error body."""
+    if isinstance(body, dict):
+        error = body.get("error")
+        if isinstance(error, dict) and error.get("message"):
+            return str(error["message"])
+    return json.dumps(body)[:300]

@@ -1,0 +1,28 @@
+"""The user's workspace: the folder the agent was started in, against which every path resolves."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Workspace:
+    """The session's working directory; tools resolve every path against it."""
+
+    cwd: Path
+
+    def resolve(self, path: str | os.PathLike) -> Path:
+        """An absolute path for `path`: relative paths are taken from the workspace, `~` is expanded."""
+        candidate = Path(os.path.expanduser(os.fspath(path)))
+        if not candidate.is_absolute():
+            candidate = self.cwd / candidate
+        return Path(os.path.normpath(candidate))
+
+    def display(self, path: Path) -> str:
+        """`path` as the model should see it: relative to the workspace when inside it."""
+        try:
+            return str(path.relative_to(self.cwd))
+        except ValueError:
+            return str(path)

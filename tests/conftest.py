@@ -1,0 +1,145 @@
+"""The test harness: run the real agent in-process against a cassette.
+
+`make test` replays every cassette (`--record-mode=none`, the default, with the network blocked).
+`make record` (`--record-mode=rewrite`) records them again: against the real provider when its key
+is in the environment, otherwise against the scripted model in `scripted_model.py`, whose replies
+each test scripts with `agent.script(...)`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+import yaml
+
+from agent import cli
+from scripted_model import ScriptedModel
+
+REPO = Path(__file__).resolve().parent.parent
+CASSETTES = REPO / "cassettes"
+PROVIDERS = ["openrouter", "anthropic"]
+KEYS = {"openrouter": "OPENROUTER_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
+BASES = {"openrouter": "OPENROUTER_BASE_URL", "anthropic": "ANTHROPIC_BASE_URL"}
+# Real keys, read once before any test clears the environment.
+REAL_KEYS = {name: os.environ.get(var) for name, var in KEYS.items()}
+
+
+@dataclass
+class Run:
+    """What a user and the model saw of one run."""
+
+    exit_code: int
+    stdout: str
+    stderr: str
+    cassette: Path
+
+    @property
+    def bodies(self) -> list[str]:
+        """The raw JSON text of every request the run sent, in order (workspace as {{workspace}})."""
+        data = yaml.safe_load(self.cassette.read_text())
+        return [json.dumps(json.loads(i["request"]["body"]), ensure_ascii=False) for i in data["interactions"]]
+
+    @property
+    def payloads(self) -> list[dict]:
+        return [json.loads(body) for body in self.bodies]
+
+    def some_request(self, contains: list[str], lacks: list[str] = ()) -> bool:
+        """The tester's SomeRequestAssertion: one request body holds all of `contains` and none of
+        `lacks` (case-insensitive substrings of the JSON text)."""
+        for body in self.bodies:
+            low = body.lower()
+            if all(c.lower() in low for c in contains) and not any(x.lower() in low for x in lacks):
+                return True
+        return False
+
+
+class Harness:
+    """One test's agent: a workspace, a home folder, a scripted model when recording, and `run`."""
+
+    def __init__(self, request: pytest.FixtureRequest, provider: str, tmp_path: Path, monkeypatch, capsys):
+        self.provider = provider
+        self.workspace = tmp_path / "workspace"
+        self.home = tmp_path / "home"
+        self.workspace.mkdir()
+        self.home.mkdir()
+        self._capsys = capsys
+        self._monkeypatch = monkeypatch
+        self._runs = 0
+        name = re.sub(r"[\[\]]", "-", request.node.name).strip("-").replace("--", "-")
+        self._cassette_stem = CASSETTES / request.node.module.__name__.removeprefix("test_") / name
+        mode = request.config.getoption("--record-mode") or "none"
+        self.recording = mode in ("all", "rewrite", "new_episodes") or (
+            mode == "once" and not self.cassette_path(1).exists()
+        )
+        self.model: ScriptedModel | None = None
+        for variable in list(os.environ):
+            if variable.startswith(("OPENROUTER_", "ANTHROPIC_", "AGENT_", "CLAUDE_")) or variable == "API_TIMEOUT_MS":
+                monkeypatch.delenv(variable)
+        monkeypatch.setenv("HOME", str(self.home))
+        monkeypatch.chdir(self.workspace)
+        if self.recording and REAL_KEYS[provider]:
+            monkeypatch.setenv(KEYS[provider], REAL_KEYS[provider])
+        else:
+            monkeypatch.setenv(KEYS[provider], f"dummy-{provider}-key")
+            if self.recording:
+                self.model = ScriptedModel()
+                suffix = "/api/v1/" if provider == "openrouter" else ""  # the tester's trailing slash
+                monkeypatch.setenv(BASES[provider], self.model.base + suffix)
+            else:
+                monkeypatch.setenv(BASES[provider], "http://localhost:10000/api/v1/" if provider == "openrouter" else "http://localhost:10000")
+        monkeypatch.setenv("AGENT_PROVIDER", provider)
+
+    def cassette_path(self, number: int) -> Path:
+        suffix = "" if number == 1 else f"-{number}"
+        return self._cassette_stem.with_name(self._cassette_stem.name + suffix + ".yaml")
+
+    def write(self, relative: str, content: str, mode: int | None = None) -> Path:
+        """Seed a file in the workspace."""
+        path = self.workspace / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(content)
+        if mode is not None:
+            path.chmod(mode)
+        return path
+
+    def script(self, *replies) -> None:
+        """Queue scripted replies (used only while recording against the scripted model)."""
+        if self.model:
+            self.model.script(*replies)
+
+    def route(self, key: str, *replies) -> None:
+        if self.model:
+            self.model.route(key, *replies)
+
+    def run(self, prompt: str, *flags: str) -> Run:
+        """Run the agent in-process on `prompt`, recording or replaying this run's cassette."""
+        self._runs += 1
+        cassette = self.cassette_path(self._runs)
+        mode_flag = "--record" if self.recording else "--replay"
+        self._capsys.readouterr()
+        code = cli.main(["-p", prompt, *flags, mode_flag, str(cassette)])
+        out, err = self._capsys.readouterr()
+        sys.stderr.write(err)  # captured again, so pytest shows it when the test fails
+        return Run(code, out, err, cassette)
+
+    def close(self) -> None:
+        if self.model:
+            self.model.close()
+
+
+@pytest.fixture(params=PROVIDERS)
+def provider(request) -> str:
+    return request.param
+
+
+@pytest.fixture
+def agent(request, provider, tmp_path, monkeypatch, capsys):
+    harness = Harness(request, provider, tmp_path, monkeypatch, capsys)
+    yield harness
+    harness.close()

@@ -1,0 +1,236 @@
+"""A scripted model: a small local HTTP server that speaks both wire formats.
+
+Tests script its replies in a provider-neutral way (`text(...)`, `call(...)`, or a function of the
+request); the server answers `/chat/completions` in OpenAI chat format and `/v1/messages` in
+Anthropic format. Like the CodeCrafters proxy, it rejects chat requests for models other than
+`anthropic/claude-haiku*`. `make record` records cassettes against it when no real key is set.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Callable
+
+
+@dataclass
+class Call:
+    name: str
+    arguments: dict[str, Any]
+    raw_arguments: str | None = None  # sent verbatim on the chat wire (to script invalid JSON)
+
+
+@dataclass
+class ScriptedReply:
+    text: str = ""
+    calls: list[Call] = field(default_factory=list)
+    delay_s: float = 0.0
+    status: int = 200  # an error reply when not 200, with `text` as the provider's message
+
+
+def text(value: str, delay_s: float = 0.0) -> ScriptedReply:
+    """A reply with only text: the conversation ends."""
+    return ScriptedReply(text=value, delay_s=delay_s)
+
+
+def call(name: str, _text: str = "", **arguments: Any) -> ScriptedReply:
+    """A reply with one tool call (and optional text before it)."""
+    return ScriptedReply(text=_text, calls=[Call(name, arguments)])
+
+
+def calls(*tool_calls: Call, text: str = "") -> ScriptedReply:
+    """A reply with several tool calls."""
+    return ScriptedReply(text=text, calls=list(tool_calls))
+
+
+def fail(status: int, message: str) -> ScriptedReply:
+    """An HTTP error reply carrying the provider's error message."""
+    return ScriptedReply(text=message, status=status)
+
+
+def raw_call(name: str, raw_arguments: str) -> ScriptedReply:
+    """A tool call whose arguments are sent as the given (possibly invalid) JSON text."""
+    return ScriptedReply(calls=[Call(name, {}, raw_arguments)])
+
+
+class Request:
+    """A request the scripted model received, with helpers that read either wire format."""
+
+    def __init__(self, path: str, body: dict[str, Any]):
+        self.path = path
+        self.body = body
+        self.raw = json.dumps(body)
+
+    @property
+    def wire(self) -> str:
+        return "chat" if self.path.endswith("chat/completions") else "messages"
+
+    @property
+    def messages(self) -> list[dict[str, Any]]:
+        return [m for m in self.body.get("messages", []) if m.get("role") != "system"]
+
+    def tool_results(self) -> list[str]:
+        """The texts of the tool results answering the latest assistant turn."""
+        if self.wire == "chat":
+            results = []
+            for message in reversed(self.messages):
+                if message["role"] != "tool":
+                    break
+                results.append(message["content"])
+            return list(reversed(results))
+        last = self.messages[-1]
+        if isinstance(last["content"], list):
+            return [b["content"] for b in last["content"] if b.get("type") == "tool_result"]
+        return []
+
+    def first_user_text(self) -> str:
+        content = self.messages[0]["content"]
+        return content if isinstance(content, str) else json.dumps(content)
+
+
+Script = Callable[[Request], ScriptedReply]
+
+
+class ScriptedModel:
+    """The server. `script(...)` queues replies, answered in order; `route(key, ...)` queues replies
+    for the conversations whose first user message contains `key` (for concurrent subagents)."""
+
+    def __init__(self) -> None:
+        self.requests: list[Request] = []
+        self._queue: list[ScriptedReply | Script] = []
+        self._routes: dict[str, list[ScriptedReply | Script]] = {}
+        self._lock = threading.Lock()
+        self._ids = 0
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread.start()
+
+    @property
+    def base(self) -> str:
+        return f"http://127.0.0.1:{self._server.server_address[1]}"
+
+    def script(self, *replies: ScriptedReply | Script) -> None:
+        self._queue.extend(replies)
+
+    def route(self, key: str, *replies: ScriptedReply | Script) -> None:
+        self._routes.setdefault(key, []).extend(replies)
+
+    def close(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+    def _next(self, request: Request) -> ScriptedReply | None:
+        with self._lock:
+            self.requests.append(request)
+            first = request.first_user_text()
+            queue = next((q for key, q in self._routes.items() if key in first), self._queue)
+            if not queue:
+                return None
+            reply = queue.pop(0)
+        return reply(request) if callable(reply) else reply
+
+    def _new_id(self) -> int:
+        with self._lock:
+            self._ids += 1
+            return self._ids
+
+    def _handler(self):
+        model = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):  # keep test output quiet
+                pass
+
+            def do_POST(self):
+                length = int(self.headers.get("content-length") or 0)
+                body = json.loads(self.rfile.read(length) or b"{}")
+                if self.path.endswith("/chat/completions"):
+                    name = str(body.get("model") or "")
+                    if not name.startswith("anthropic/claude-haiku"):
+                        message = f"{name} is not supported. Allowed: anthropic/claude-haiku-4.5"
+                        return self._send(400, {"error": {"message": message, "code": 400}})
+                elif not self.path.endswith("/v1/messages"):
+                    return self._send(404, {"error": {"message": f"Endpoint not found: {self.path}"}})
+                request = Request(self.path, body)
+                reply = model._next(request)
+                if reply is None:
+                    number = len(model.requests)
+                    return self._send(500, {"error": {"message": f"scripted model: nothing scripted for request {number}"}})
+                if reply.delay_s:
+                    time.sleep(reply.delay_s)
+                if reply.status != 200:
+                    error = {"message": reply.text, "code": reply.status}
+                    if request.wire == "messages":
+                        return self._send(reply.status, {"type": "error", "error": {"type": "api_error", "message": reply.text}})
+                    return self._send(reply.status, {"error": error})
+                encode = _chat_reply if request.wire == "chat" else _messages_reply
+                self._send(200, encode(model, body, reply))
+
+            def _send(self, status: int, payload: dict) -> None:
+                data = json.dumps(payload).encode()
+                self.send_response(status)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+        return Handler
+
+
+def _usage(body: dict, reply: ScriptedReply) -> tuple[int, int]:
+    produced = reply.text + "".join(json.dumps(c.arguments) for c in reply.calls)
+    return len(json.dumps(body)) // 4, max(1, len(produced) // 4)
+
+
+def _chat_reply(model: ScriptedModel, body: dict, reply: ScriptedReply) -> dict:
+    number = model._new_id()
+    message: dict[str, Any] = {"role": "assistant", "content": reply.text or None}
+    if reply.calls:
+        message["tool_calls"] = [
+            {
+                "id": f"call_{number}_{i}",
+                "type": "function",
+                "function": {"name": c.name, "arguments": c.raw_arguments if c.raw_arguments is not None else json.dumps(c.arguments)},
+            }
+            for i, c in enumerate(reply.calls)
+        ]
+    prompt, completion = _usage(body, reply)
+    return {
+        "id": f"gen-{number}",
+        "object": "chat.completion",
+        "model": body.get("model"),
+        "choices": [{"index": 0, "finish_reason": "tool_calls" if reply.calls else "stop", "message": message}],
+        "usage": {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion},
+    }
+
+
+def _messages_reply(model: ScriptedModel, body: dict, reply: ScriptedReply) -> dict:
+    number = model._new_id()
+    content: list[dict[str, Any]] = []
+    if reply.text:
+        content.append({"type": "text", "text": reply.text})
+    for i, c in enumerate(reply.calls):
+        arguments = c.arguments if c.raw_arguments is None else _lenient(c.raw_arguments)
+        content.append({"type": "tool_use", "id": f"toolu_{number}_{i}", "name": c.name, "input": arguments})
+    prompt, completion = _usage(body, reply)
+    return {
+        "id": f"msg_{number}",
+        "type": "message",
+        "role": "assistant",
+        "model": body.get("model"),
+        "content": content,
+        "stop_reason": "tool_use" if reply.calls else "end_turn",
+        "usage": {"input_tokens": prompt, "output_tokens": completion},
+    }
+
+
+def _lenient(raw: str) -> Any:
+    # The Messages API always carries an object; invalid JSON can only be scripted on the chat wire.
+    try:
+        return json.loads(raw)
+    except ValueError:
+        return raw

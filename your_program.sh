@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Runs the agent from any directory: the caller's cwd is the workspace. On first use it builds a
+# virtual environment inside the repository from pyproject.toml (install output goes to stderr).
+set -euo pipefail
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+venv="$repo/.venv"
+stamp="$venv/.installed"
+if [ ! -x "$venv/bin/python" ] || [ ! -f "$stamp" ] || [ "$repo/pyproject.toml" -nt "$stamp" ]; then
+  {
+    echo "[agent] setting up $venv (first run)"
+    python3 -m venv "$venv"
+    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -e "$repo"
+  } >&2 </dev/null
+  touch "$stamp"
+fi
+export PYTHONSAFEPATH=1
+exec "$venv/bin/python" -m agent "$@" </dev/null
