@@ -13,5 +13,6 @@ if [ ! -x "$venv/bin/python" ] || [ ! -f "$stamp" ] || [ "$repo/pyproject.toml" 
   } >&2 </dev/null
   touch "$stamp"
 fi
-export PYTHONSAFEPATH=1
-exec "$venv/bin/python" -m agent "$@" </dev/null
+# -I: the user's cwd (the workspace) must not shadow our modules, and nothing leaks into the
+# environment of the commands the agent runs for the user.
+exec "$venv/bin/python" -I -m agent "$@" </dev/null
