@@ -61,7 +61,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = build_parser().parse_args(argv)
         output_format = args.output_format
         _configure_logging(args.verbose)
-        result = _run(args, os.environ)
+        result, usage = _run(args, os.environ)
     except AgentError as exc:
         print(f"error: {exc}", file=sys.stderr)
         if output_format == "json":
@@ -71,7 +71,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
     if output_format == "json":
-        _print_json(result.subtype, result.text.strip(), result.turns, result.usage, started)
+        _print_json(result.subtype, result.text.strip(), result.turns, usage, started)
     elif result.text.strip():
         print(result.text.strip())
     if result.subtype == "error_max_turns":
@@ -111,14 +111,17 @@ def _run(args: argparse.Namespace, env: os._Environ | dict):
     timeout_ms = env.get("API_TIMEOUT_MS")
     client = ModelClient(provider, float(timeout_ms) / 1000 if timeout_ms else 600.0, args.trace)
     cwd = Path.cwd()
+    from agent.skills import discover_skills
+
     session = Session(
         workspace=Workspace(cwd),
         client=client,
         model=args.model or env.get("AGENT_MODEL") or provider.default_model,
         max_turns=max_turns,
+        skills={skill.name: skill for skill in discover_skills(cwd, Path.home())},
     )
     with _recording(args, client, cwd):
-        return run_prompt(args.prompt, session)
+        return run_prompt(args.prompt, session), client.usage
 
 
 def _recording(args: argparse.Namespace, client, cwd: Path):

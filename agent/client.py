@@ -9,7 +9,7 @@ from typing import Any
 
 import requests
 
-from agent.conversation import Reply
+from agent.conversation import Reply, Usage
 from agent.errors import ProviderError
 from agent.providers import Provider
 
@@ -34,6 +34,7 @@ class ModelClient:
         self.trace_path = trace_path
         self._lock = threading.Lock()
         self._count = 0
+        self.usage = Usage()  # every request of the run: main conversation and subagents
 
     def complete(self, system: str, messages: list[dict], tools: list[dict], model: str) -> Reply:
         """One request: the reply to `messages` under `system`, offering `tools`."""
@@ -45,6 +46,8 @@ class ModelClient:
         body = self._post(payload)
         self._trace(payload, body)
         reply = self.provider.wire.decode(body)
+        with self._lock:
+            self.usage.add(reply.usage)
         names = ", ".join(call.name for call in reply.tool_calls) or "none"
         log.info("reply %d: %d chars of text, tool calls: %s", number, len(reply.text), names)
         return reply

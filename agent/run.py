@@ -3,23 +3,50 @@
 from __future__ import annotations
 
 from agent.conversation import user_message
+from agent.errors import UsageError
 from agent.loop import AgentSpec, Result, run_loop
 from agent.prompt import main_system_prompt
 from agent.session import Session
+from agent.skill_catalog import catalog_section
+from agent.skill_render import render
+from agent.slash import parse_slash, refused_user_invocation
 from agent.tools import builtin_tools, by_name
+from agent.tools.skill import run_forked_skill, skill_tool
 
 
 def main_agent(session: Session) -> AgentSpec:
-    """The main conversation's agent: the full tool set and the main system prompt."""
+    """The main conversation's agent: every tool, and a system prompt carrying the skill catalog."""
+    tools = builtin_tools()
+    skills = list(session.skills.values())
+    if any(skill.model_invocable for skill in skills):
+        tools.append(skill_tool(session.skills))
+    catalog = catalog_section(skills)
     return AgentSpec(
         name="main",
-        system=main_system_prompt(str(session.workspace.cwd)),
-        tools=by_name(builtin_tools()),
+        system=main_system_prompt(str(session.workspace.cwd), [catalog] if catalog else []),
+        tools=by_name(tools),
         model=session.model,
         max_turns=session.max_turns,
     )
 
 
 def run_prompt(prompt: str, session: Session) -> Result:
-    """Answer `prompt` in a new main conversation."""
-    return run_loop(main_agent(session), [user_message(prompt)], session)
+    """Answer `prompt` in a new main conversation, expanding a leading run of `/skill` commands."""
+    agent = main_agent(session)
+    refused = refused_user_invocation(prompt, session.skills)
+    if refused:
+        raise UsageError(f"/{refused} can only be invoked by the model, not directly by users; ask for it in words")
+    invocation = parse_slash(prompt, session.skills)
+    if invocation is None:
+        return run_loop(agent, [user_message(prompt)], session)
+    messages = []
+    for skill in invocation.skills:
+        if skill.fork:
+            # the body runs in a subagent; the main conversation gets only its answer
+            result = run_forked_skill(skill, invocation.arguments, session, agent)
+            messages.append(user_message(f"The /{skill.name} skill ran in a subagent and returned:\n\n{result.text.strip()}"))
+        else:
+            messages.append(user_message(render(skill, invocation.arguments, session.workspace.cwd)))
+            if skill.model:
+                agent.model = skill.model
+    return run_loop(agent, messages, session)

@@ -17,4 +17,4 @@ class Session:
     client: Any = None  # agent.client.ModelClient; None in unit tests of tools that never call a model
     model: str = ""
     max_turns: int = 100
-    extra: dict[str, Any] = field(default_factory=dict)
+    skills: dict[str, Any] = field(default_factory=dict)  # name -> agent.skills.Skill, sorted by name

@@ -108,6 +108,20 @@ class Harness:
             path.chmod(mode)
         return path
 
+    def skill(self, name: str, description: str, body: str, fork: bool = False, user: bool = False, extra: str = "") -> Path:
+        """Seed `.claude/skills/<name>/SKILL.md` exactly as the tester lays it out (in the home folder
+        when `user`); `extra` adds frontmatter lines."""
+        root = self.home if user else self.workspace
+        lines = ["---", f"name: {name}", f"description: {description}"]
+        if fork:
+            lines.append("context: fork")
+        if extra:
+            lines.append(extra.rstrip("\n"))
+        path = root / ".claude" / "skills" / name / "SKILL.md"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("\n".join(lines + ["---", "", body]) + "\n")
+        return path
+
     def script(self, *replies) -> None:
         """Queue scripted replies (used only while recording against the scripted model)."""
         if self.model:

@@ -1,0 +1,58 @@
+"""Slash commands: a prompt that starts with `/<skill>` runs that skill (and the ones stacked after it)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from agent.skills import Skill
+
+# Claude Code expands the first skill plus up to five stacked after it.
+MAX_STACKED_SKILLS = 1 + 5
+_TOKEN = re.compile(r"\S+")
+
+
+@dataclass(frozen=True)
+class SlashInvocation:
+    """The skills a prompt invokes, in order, and the argument text they all receive."""
+
+    skills: tuple[Skill, ...]
+    arguments: str
+
+
+def parse_slash(prompt: str, skills: dict[str, Skill]) -> SlashInvocation | None:
+    """The skills named by the prompt's leading `/name` tokens, or None when the prompt does not
+    start with a user-invocable skill. The first other token, and everything after it, is the
+    argument text. A forked skill ends the run, and at most six skills are expanded."""
+    text = prompt.lstrip()
+    expanded: list[Skill] = []
+    arguments_start = len(text)
+    for token in _TOKEN.finditer(text):
+        skill = _user_skill(token.group(), skills)
+        run_is_over = len(expanded) >= MAX_STACKED_SKILLS or (bool(expanded) and expanded[-1].fork)
+        if skill is None or run_is_over:
+            arguments_start = token.start()
+            break
+        expanded.append(skill)
+    if not expanded:
+        return None
+    return SlashInvocation(tuple(expanded), text[arguments_start:].strip())
+
+
+def refused_user_invocation(prompt: str, skills: dict[str, Skill]) -> str | None:
+    """The skill's name when the prompt starts with `/name` for a skill users may not invoke
+    (`user-invocable: false`), so the caller can refuse instead of sending the prompt."""
+    first = _TOKEN.search(prompt)
+    skill = _named_skill(first.group(), skills) if first else None
+    return skill.name if skill is not None and not skill.user_invocable else None
+
+
+def _named_skill(token: str, skills: dict[str, Skill]) -> Skill | None:
+    if not token.startswith("/"):
+        return None
+    return skills.get(token[1:])
+
+
+def _user_skill(token: str, skills: dict[str, Skill]) -> Skill | None:
+    skill = _named_skill(token, skills)
+    return skill if skill is not None and skill.user_invocable else None
