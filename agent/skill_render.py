@@ -4,19 +4,14 @@ forked skills all render through `render`."""
 
 from __future__ import annotations
 
-import os
 import re
-import signal
-import subprocess
 from pathlib import Path
 
 from agent.skills import Skill
-from agent.tools.shell import truncate_middle
+from agent.tools.shell import run_shell
 
 COMMAND_TIMEOUT_S = 30
 COMMAND_OUTPUT_LIMIT = 20_000
-# After killing a timed-out command's group, how long to wait for its pipes to close.
-KILL_GRACE_S = 5
 HEADER = ("Skill: {name} (located at {location})\n"
           "Paths in the instructions below are relative to that folder.")
 
@@ -112,48 +107,15 @@ def run_command(command: str, folder: Path) -> str:
     """The stripped stdout of `bash -c command` run in `folder`, or a `[command failed ...]` line
     followed by its stderr when it exits non-zero or times out."""
     try:
-        process = subprocess.Popen(
-            ["bash", "-c", command], cwd=folder, stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
-        )
+        outcome = run_shell(command, folder, COMMAND_TIMEOUT_S, COMMAND_OUTPUT_LIMIT)
     except OSError as error:
         return f"[command failed (cannot start bash: {error.strerror or error}): {command}]"
-    try:
-        stdout, stderr = process.communicate(timeout=COMMAND_TIMEOUT_S)
-        reason = f"exit {process.returncode}" if process.returncode else None
-    except subprocess.TimeoutExpired:
-        _kill_group(process)
-        stdout, stderr = _leftover_output(process)
-        reason = f"timed out after {COMMAND_TIMEOUT_S} s"
-    except BaseException:
-        _kill_group(process)
-        raise
-    if reason is None:
-        return _clip(stdout)
+    if outcome.code == 0:
+        return outcome.stdout.strip()
+    reason = f"timed out after {COMMAND_TIMEOUT_S} s" if outcome.code is None else f"exit {outcome.code}"
     report = f"[command failed ({reason}): {command}]"
-    details = _clip(stderr)
+    details = outcome.stderr.strip()
     return f"{report}\n{details}" if details else report
-
-
-def _kill_group(process: subprocess.Popen) -> None:
-    try:
-        os.killpg(process.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-
-
-def _leftover_output(process: subprocess.Popen) -> tuple[bytes, bytes]:
-    try:
-        return process.communicate(timeout=KILL_GRACE_S)
-    except subprocess.TimeoutExpired:
-        # A child that left the process group still holds the pipes; give up on its output.
-        process.kill()
-        process.wait()
-        return b"", b""
-
-
-def _clip(output: bytes) -> str:
-    return truncate_middle(output.decode("utf-8", errors="replace").strip(), COMMAND_OUTPUT_LIMIT)
 
 
 def _location(folder: Path, workspace_cwd: Path) -> str:

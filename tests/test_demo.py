@@ -1,5 +1,6 @@
 """The demo `make demo` replays: the agent's main job, fixing a failing test in a small project."""
 
+import re
 import shutil
 
 from conftest import REPO
@@ -31,3 +32,24 @@ def test_fix_the_failing_test(agent):
     assert "return total(numbers) / len(numbers)" in (agent.workspace / "stats.py").read_text()
     assert "3 passed, 0 failed" in run.stdout
     assert "FAIL: average([2, 4, 6]) == 4" in str(run.payloads[1])
+
+
+ON_CALL_PROMPT = "Who is on the on-call rotation right now?"
+
+
+def test_on_call_skill_runs_in_a_subagent(agent):
+    """The seed's example: the model picks the forked on-call skill; only its answer comes back."""
+    shutil.copytree(DEMO_WORKSPACE, agent.workspace, dirs_exist_ok=True)
+    agent.script(
+        call("Skill", skill="on-call"),
+        text("This week (48) blueberry is on call, with kumquat as backup."),
+        lambda request: text(
+            "The on-call engineer this week is {}, with {} as backup.".format(
+                *re.search(r"(\w+) is on call, with (\w+)", request.tool_results()[0]).groups()
+            )
+        ),
+    )
+    run = agent.run(ON_CALL_PROMPT)
+    assert run.exit_code == 0 and "blueberry" in run.stdout
+    assert run.some_request(["week 48: blueberry (primary)"], [ON_CALL_PROMPT])  # the subagent: body only
+    assert not run.some_request([ON_CALL_PROMPT, "week 48"])  # the main conversation never sees the body

@@ -7,6 +7,8 @@ import signal
 import subprocess
 import threading
 import time
+from dataclasses import dataclass
+from pathlib import Path
 from typing import IO, Any
 
 from agent.tools.base import Tool, ToolError, object_schema
@@ -111,47 +113,65 @@ def _format(first_line: str, stdout: str, stderr: str) -> str:
     return "\n".join(parts)
 
 
+@dataclass(frozen=True)
+class ShellOutcome:
+    """How a command ended: its exit code (None when it timed out) and its bounded output."""
+
+    code: int | None
+    stdout: str
+    stderr: str
+
+
+def _kill_group(process: subprocess.Popen) -> None:
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
+def run_shell(command: str, cwd: Path, timeout_s: float, limit: int = STREAM_LIMIT) -> ShellOutcome:
+    """Run `bash -c command` in `cwd` with stdin closed, in its own process group (killed whole on
+    timeout or interrupt), keeping at most about `limit` characters of each stream.
+    Raises OSError when bash cannot be started."""
+    process = subprocess.Popen(
+        ["bash", "-c", command],
+        cwd=cwd,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+    stdout = _Capture(process.stdout, limit)
+    stderr = _Capture(process.stderr, limit)
+    try:
+        code = process.wait(timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        code = None
+        _kill_group(process)
+        process.wait()
+    except BaseException:
+        # Interrupted (e.g. Ctrl-C): take the command's whole process group down with us.
+        _kill_group(process)
+        raise
+    deadline = time.monotonic() + DRAIN_GRACE_S
+    for capture in (stdout, stderr):
+        capture.thread.join(max(0.0, deadline - time.monotonic()))
+    return ShellOutcome(code, stdout.text(), stderr.text())
+
+
 def _bash(arguments: dict[str, Any], context: Any) -> str:
     command = arguments.get("command")
     if not isinstance(command, str) or not command.strip():
         raise ToolError("command is required and must be a non-empty string.")
     timeout_s = _timeout_ms(arguments) / 1000
     try:
-        process = subprocess.Popen(
-            ["bash", "-c", command],
-            cwd=context.workspace.cwd,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            start_new_session=True,
-        )
+        outcome = run_shell(command, context.workspace.cwd, timeout_s)
     except OSError as error:
         raise ToolError(f"Cannot run bash: {error.strerror or error}") from error
-    stdout = _Capture(process.stdout, STREAM_LIMIT)
-    stderr = _Capture(process.stderr, STREAM_LIMIT)
-    try:
-        code = process.wait(timeout=timeout_s)
-    except subprocess.TimeoutExpired:
-        code = None
-        try:
-            os.killpg(process.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        process.wait()
-    except BaseException:
-        # Interrupted (e.g. Ctrl-C): take the command's whole process group down with us.
-        try:
-            os.killpg(process.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        raise
-    deadline = time.monotonic() + DRAIN_GRACE_S
-    for capture in (stdout, stderr):
-        capture.thread.join(max(0.0, deadline - time.monotonic()))
-    if code is None:
+    if outcome.code is None:
         raise ToolError(_format(f"Command timed out after {timeout_s:g} s; its process group was killed.",
-                                stdout.text(), stderr.text()))
-    return _format(_exit_line(code), stdout.text(), stderr.text())
+                                outcome.stdout, outcome.stderr))
+    return _format(_exit_line(outcome.code), outcome.stdout, outcome.stderr)
 
 
 BASH = Tool(
