@@ -6,8 +6,10 @@ DEMO_PROMPT := Fix the failing test
 DEMO_CASSETTE := $(CURDIR)/cassettes/demo/test_fix_the_failing_test-openrouter.yaml
 DEMO_SKILL_PROMPT := Who is on the on-call rotation right now?
 DEMO_SKILL_CASSETTE := $(CURDIR)/cassettes/demo/test_on_call_skill_runs_in_a_subagent-openrouter.yaml
+DEMO_AGENT_PROMPT := Use the reviewer agent to review stats.py
+DEMO_AGENT_CASSETTE := $(CURDIR)/cassettes/demo/test_reviewer_agent_reviews_in_its_own_context-openrouter.yaml
 
-.PHONY: setup test record demo bench
+.PHONY: setup test record demo demo-run bench
 
 setup: $(STAMP)
 
@@ -25,12 +27,15 @@ record: setup
 	$(VENV)/bin/pytest --record-mode=rewrite
 
 # Runs the agent on the bundled sample project, offline, by replaying the bundled cassettes:
-# first it fixes a failing check, then a forked skill answers who is on call.
+# it fixes a failing check, a forked skill answers who is on call, and a reviewer subagent reviews.
 demo: setup
+	@$(MAKE) -s demo-run PROMPT="$(DEMO_PROMPT)" CASSETTE=$(DEMO_CASSETTE)
+	@$(MAKE) -s demo-run PROMPT="$(DEMO_SKILL_PROMPT)" CASSETTE=$(DEMO_SKILL_CASSETTE)
+	@$(MAKE) -s demo-run PROMPT="$(DEMO_AGENT_PROMPT)" CASSETTE=$(DEMO_AGENT_CASSETTE)
+
+# One demo prompt in a fresh copy of the sample workspace.
+demo-run:
 	@work=$$(mktemp -d) && cp -R cassettes/demo/workspace/. "$$work" && cd "$$work" && \
-	  echo "\$$ ./your_program.sh -p \"$(DEMO_PROMPT)\"    (in a copy of cassettes/demo/workspace)" >&2 && \
-	  $(CURDIR)/your_program.sh -p "$(DEMO_PROMPT)" --verbose --provider openrouter --replay $(DEMO_CASSETTE) && \
-	  echo >&2 && echo "\$$ ./your_program.sh -p \"$(DEMO_SKILL_PROMPT)\"" >&2 && \
-	  cp -R $(CURDIR)/cassettes/demo/workspace/. "$$work" && \
-	  $(CURDIR)/your_program.sh -p "$(DEMO_SKILL_PROMPT)" --verbose --provider openrouter --replay $(DEMO_SKILL_CASSETTE); \
+	  printf '\n$$ ./your_program.sh -p "%s"    (in a copy of cassettes/demo/workspace)\n' "$(PROMPT)" >&2 && \
+	  $(CURDIR)/your_program.sh -p "$(PROMPT)" --verbose --provider openrouter --replay $(CASSETTE); \
 	  status=$$?; rm -rf "$$work"; exit $$status

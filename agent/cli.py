@@ -37,6 +37,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--max-turns", type=int, default=None, metavar="N", help="stop after N model replies (default 100)")
     parser.add_argument("--output-format", choices=["text", "json"], default="text", help="text (default) or one JSON result object")
     parser.add_argument("--verbose", action="store_true", help="narrate requests and tool calls on stderr")
+    parser.add_argument("--agents", metavar="JSON", help="extra subagent definitions: a JSON object, or a path to a JSON file")
     parser.add_argument("--trace", metavar="FILE", help="append every request payload and reply to FILE as JSON lines")
     recording = parser.add_mutually_exclusive_group()
     recording.add_argument("--record", metavar="CASSETTE", help="run live and record every model exchange to CASSETTE")
@@ -61,7 +62,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = build_parser().parse_args(argv)
         output_format = args.output_format
         _configure_logging(args.verbose)
-        result, usage = _run(args, os.environ)
+        result, usage, subagents = _run(args, os.environ)
     except AgentError as exc:
         print(f"error: {exc}", file=sys.stderr)
         if output_format == "json":
@@ -71,7 +72,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
     if output_format == "json":
-        _print_json(result.subtype, result.text.strip(), result.turns, usage, started)
+        _print_json(result.subtype, result.text.strip(), result.turns, usage, started, subagents)
     elif result.text.strip():
         print(result.text.strip())
     if result.subtype == "error_max_turns":
@@ -80,7 +81,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
-def _print_json(subtype: str, text: str, turns: int, usage: Usage, started: float) -> None:
+def _print_json(subtype: str, text: str, turns: int, usage: Usage, started: float, subagents: list | None = None) -> None:
     result: dict[str, Any] = {
         "type": "result",
         "subtype": subtype,
@@ -88,7 +89,9 @@ def _print_json(subtype: str, text: str, turns: int, usage: Usage, started: floa
         "result": text,
         "num_turns": turns,
         "duration_ms": int((time.monotonic() - started) * 1000),
-        "usage": usage.as_dict(),
+        "usage": {**usage.as_dict(), "requests": usage.requests},
+        # which Claude Code's result lacks: what each subagent run cost, in start order
+        "subagents": subagents or [],
     }
     print(json.dumps(result, ensure_ascii=False))
 
@@ -111,6 +114,7 @@ def _run(args: argparse.Namespace, env: os._Environ | dict):
     timeout_ms = env.get("API_TIMEOUT_MS")
     client = ModelClient(provider, float(timeout_ms) / 1000 if timeout_ms else 600.0, args.trace)
     cwd = Path.cwd()
+    from agent.agents import discover_agents
     from agent.skills import discover_skills
 
     session = Session(
@@ -119,9 +123,10 @@ def _run(args: argparse.Namespace, env: os._Environ | dict):
         model=args.model or env.get("AGENT_MODEL") or provider.default_model,
         max_turns=max_turns,
         skills={skill.name: skill for skill in discover_skills(cwd, Path.home())},
+        agents=discover_agents(cwd, Path.home(), args.agents),
     )
     with _recording(args, client, cwd):
-        return run_prompt(args.prompt, session), client.usage
+        return run_prompt(args.prompt, session), client.usage, session.subagent_runs
 
 
 def _recording(args: argparse.Namespace, client, cwd: Path):

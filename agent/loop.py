@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agent.conversation import Usage
-from agent.tools import Tool, execute
+from agent.tools import Tool, execute_all
 
 
 @dataclass
@@ -62,6 +62,6 @@ def run_loop(agent: AgentSpec, messages: list[dict[str, Any]], session: Any) -> 
         text = reply.text
         if not reply.tool_calls:
             return Result(text, "success", turn, usage, messages)
-        results = [execute(call, agent.tools, context) for call in reply.tool_calls]
+        results = execute_all(reply.tool_calls, agent.tools, context)
         messages.append({"role": "user", "content": results})
     return Result(text, "error_max_turns", agent.max_turns, usage, messages)

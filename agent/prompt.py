@@ -21,15 +21,8 @@ the form of the answer exactly (for example "respond with only a number" means t
 with no other text). Otherwise be brief and direct."""
 
 
-SUBAGENT_PROMPT = """\
-You are a subagent of agent, a coding assistant. The agent that launched you gave you one task in \
-the message below. Do it with the tools available, working in the folder below, then reply with a \
-concise final report. Your final message is returned to that agent as your result, so put \
-everything it needs in it, and follow any instructions about the form of the answer exactly."""
-
-
-def subagent_system_prompt(cwd: str, body: str = SUBAGENT_PROMPT) -> str:
-    """A subagent's system prompt: its own instructions and the environment note, never the main
+def subagent_system_prompt(cwd: str, body: str) -> str:
+    """A subagent's system prompt: its definition's body and the environment note, never the main
     prompt or the skill catalog."""
     return "\n\n".join([body, environment_note(cwd)])
 

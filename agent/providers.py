@@ -41,6 +41,25 @@ KINDS = {
 }
 
 
+# Claude Code's model aliases, per provider.
+MODEL_ALIASES = {
+    "openrouter": {"haiku": "anthropic/claude-haiku-4.5", "sonnet": "anthropic/claude-sonnet-4.5", "opus": "anthropic/claude-opus-4.5"},
+    "anthropic": {"haiku": "claude-haiku-4-5", "sonnet": "claude-sonnet-4-5", "opus": "claude-opus-4-5"},
+}
+
+
+def resolve_model(choices: list[str | None], provider: str, main_model: str) -> str:
+    """The first model named in `choices` (highest priority first), aliases mapped for `provider`;
+    `inherit` or nothing means the main conversation's model."""
+    for choice in choices:
+        if choice and choice.strip():
+            choice = choice.strip()
+            if choice == "inherit":
+                return main_model
+            return MODEL_ALIASES.get(provider, {}).get(choice.lower(), choice)
+    return main_model
+
+
 def join_url(base: str, path: str) -> str:
     """`base` and `path` joined by exactly one slash (the tester's base URL ends in one)."""
     return base.rstrip("/") + "/" + path.lstrip("/")

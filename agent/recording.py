@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import json
 import re
+import threading
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -114,8 +115,15 @@ def _around_first_change(a: str, b: str, before: int = 40, after: int = 80) -> t
     return cut(a), cut(b)
 
 
-class _ReplayAdapter(HTTPAdapter):
-    """Turns vcrpy's "no recorded response" into our ReplayMismatch with a payload diff."""
+# vcrpy briefly un-patches http.client globally while it builds a connection, so a connection
+# built at that moment by another thread (parallel subagents) would bypass the cassette. Under a
+# cassette, one exchange at a time; the subagents' own work still runs concurrently.
+_EXCHANGE_LOCK = threading.Lock()
+
+
+class _CassetteAdapter(HTTPAdapter):
+    """Sends one exchange at a time, and turns vcrpy's "no recorded response" into our
+    ReplayMismatch with a payload diff."""
 
     def __init__(self, cassette_path: str):
         super().__init__()
@@ -123,7 +131,8 @@ class _ReplayAdapter(HTTPAdapter):
 
     def send(self, request, **kwargs):
         try:
-            return super().send(request, **kwargs)
+            with _EXCHANGE_LOCK:
+                return super().send(request, **kwargs)
         except CannotOverwriteExistingCassetteException as exc:
             raise ReplayMismatch(explain_mismatch(exc.cassette, request.body, self.cassette_path)) from None
 
@@ -237,8 +246,10 @@ def cassette(path: str, mode: str, http: requests.Session, folders: dict[str, Pa
     if mode == "replay" and not Path(path).is_file():
         raise UsageError(f"cassette not found: {path}")
     if mode == "record":
+        # vcrpy's "all" mode would keep old interactions that this run did not repeat
+        Path(path).unlink(missing_ok=True)
         Path(path).parent.mkdir(parents=True, exist_ok=True)
-    adapter = _ReplayAdapter(path)
+    adapter = _CassetteAdapter(path)
     http.mount("http://", adapter)
     http.mount("https://", adapter)
     record_mode = "all" if mode == "record" else "none"

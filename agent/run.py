@@ -10,20 +10,29 @@ from agent.session import Session
 from agent.skill_catalog import catalog_section
 from agent.skill_render import render
 from agent.slash import parse_slash, refused_user_invocation
-from agent.tools import builtin_tools, by_name
-from agent.tools.skill import run_forked_skill, skill_tool
+from agent.subagent import available_tools
+from agent.tools import by_name
+from agent.tools.skill import run_forked_skill
+
+
+DELEGATION = (
+    "Subagents: the Agent tool hands a self-contained task to a subagent, which starts with only your "
+    "prompt and returns one report. Agent types: {names}. When the user asks for an agent by name "
+    "(\"use the reviewer agent to ...\"), or a task matches a type's description, delegate to it with "
+    "that subagent_type and relay what it reports."
+)
 
 
 def main_agent(session: Session) -> AgentSpec:
-    """The main conversation's agent: every tool, and a system prompt carrying the skill catalog."""
-    tools = builtin_tools()
-    skills = list(session.skills.values())
-    if any(skill.model_invocable for skill in skills):
-        tools.append(skill_tool(session.skills))
-    catalog = catalog_section(skills)
+    """The main conversation's agent: every tool, and a system prompt carrying the skill catalog
+    and the agent types it can delegate to."""
+    tools = available_tools(session, depth=0)
+    sections = [catalog_section(list(session.skills.values()))]
+    if any(tool.name == "Agent" for tool in tools):
+        sections.append(DELEGATION.format(names=", ".join(session.agents)))
     return AgentSpec(
         name="main",
-        system=main_system_prompt(str(session.workspace.cwd), [catalog] if catalog else []),
+        system=main_system_prompt(str(session.workspace.cwd), [s for s in sections if s]),
         tools=by_name(tools),
         model=session.model,
         max_turns=session.max_turns,

@@ -1,8 +1,9 @@
 """A session: everything one run of the agent shares (workspace, model client, limits, discovered
-skills and agents). Tools receive it as their context."""
+skills and agents, subagent accounting). Tools reach it through their context."""
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,3 +19,11 @@ class Session:
     model: str = ""
     max_turns: int = 100
     skills: dict[str, Any] = field(default_factory=dict)  # name -> agent.skills.Skill, sorted by name
+    agents: dict[str, Any] = field(default_factory=dict)  # name -> agent.agents.AgentDefinition, sorted
+    subagent_runs: list[dict[str, Any]] = field(default_factory=list)  # accounting, in start order
+    running_subagents: int = 0
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    @property
+    def provider_name(self) -> str:
+        return self.client.provider.name if self.client else ""

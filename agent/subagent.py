@@ -1,32 +1,94 @@
-"""Subagents: the same loop, with a fresh conversation, its own system prompt and tools."""
+"""Subagents: the same loop, with a fresh conversation, its own system prompt, tools and model.
+
+The Agent tool and forked skills both build their subagent here, so tool filtering, model
+resolution, the depth cap and the accounting have one implementation.
+"""
 
 from __future__ import annotations
 
 import logging
 import os
+from typing import Any
 
 from agent.conversation import user_message
 from agent.loop import AgentSpec, Result, run_loop
-from agent.tools import ToolError
+from agent.prompt import subagent_system_prompt
+from agent.providers import resolve_model
+from agent.tools import Tool, ToolError, builtin_tools, by_name
 
 log = logging.getLogger("agent")
 
 DEFAULT_MAX_DEPTH = 3
 
 
+def _positive_env(name: str, default: int) -> int:
+    try:
+        return max(1, int(os.environ.get(name, default)))
+    except ValueError:
+        return default
+
+
 def max_depth() -> int:
     """How many subagent levels may be nested (CLAUDE_CODE_MAX_SUBAGENT_SPAWN_DEPTH; 1 disables nesting)."""
+    return _positive_env("CLAUDE_CODE_MAX_SUBAGENT_SPAWN_DEPTH", DEFAULT_MAX_DEPTH)
+
+
+def available_tools(session, depth: int, exclude_skill: str | None = None) -> list[Tool]:
+    """Every tool an agent at `depth` may have before its definition filters them: the six
+    built-ins, Skill when there are skills the model may load, and Agent below the depth cap."""
+    from agent.tools.agent_tool import agent_tool
+    from agent.tools.skill import skill_tool
+
+    tools = builtin_tools()
+    if any(s.model_invocable and name != exclude_skill for name, s in session.skills.items()):
+        tools.append(skill_tool(session.skills, exclude=exclude_skill))
+    if depth < max_depth() and session.agents:
+        tools.append(agent_tool(session.agents))
+    return tools
+
+
+def subagent_spec(session, definition, depth: int, label: str, models: list[str | None] = (), exclude_skill: str | None = None) -> AgentSpec:
+    """The AgentSpec for running `definition` at `depth`: its body as system prompt (plus any
+    preloaded skills and the environment note), its filtered tools, and the first model of
+    `models` > the definition's > CLAUDE_CODE_SUBAGENT_MODEL > the main model."""
+    from agent.agents import filter_tools
+    from agent.skill_render import render
+
+    tools = available_tools(session, depth, exclude_skill)
     try:
-        return max(1, int(os.environ.get("CLAUDE_CODE_MAX_SUBAGENT_SPAWN_DEPTH", DEFAULT_MAX_DEPTH)))
-    except ValueError:
-        return DEFAULT_MAX_DEPTH
+        names = filter_tools([tool.name for tool in tools], definition)
+    except ValueError as exc:
+        raise ToolError(str(exc)) from None
+    body = definition.prompt
+    for name in definition.skills:
+        skill = session.skills.get(name)
+        if skill is None or not skill.model_invocable:
+            log.info("agent %s: skill %r cannot be preloaded", definition.name, name)
+            continue
+        body += "\n\n" + render(skill, "", session.workspace.cwd)
+    model = resolve_model(
+        [*models, definition.model, os.environ.get("CLAUDE_CODE_SUBAGENT_MODEL")], session.provider_name, session.model
+    )
+    return AgentSpec(
+        name=label,
+        system=subagent_system_prompt(str(session.workspace.cwd), body),
+        tools=by_name(tool for tool in tools if tool.name in names),
+        model=model,
+        max_turns=definition.max_turns or session.max_turns,
+        depth=depth,
+    )
 
 
-def run_subagent(spec: AgentSpec, prompt: str, session) -> Result:
-    """Run `spec` on a new conversation whose only message is `prompt` (no parent history)."""
+def run_subagent(spec: AgentSpec, prompt: str, session, kind: str, description: str) -> Result:
+    """Run `spec` on a new conversation whose only message is `prompt` (no parent history), and
+    record its turns and usage for the run's accounting."""
     if spec.depth > max_depth():
         raise ToolError(f"cannot start {spec.name}: subagents may nest at most {max_depth()} levels deep")
-    log.info("subagent %s (depth %d) starts", spec.name, spec.depth)
+    record: dict[str, Any] = {"type": kind, "description": description, "depth": spec.depth, "model": spec.model}
+    with session.lock:
+        session.subagent_runs.append(record)
+    log.info("subagent %s (depth %d, %s) starts", spec.name, spec.depth, spec.model)
     result = run_loop(spec, [user_message(prompt)], session)
     log.info("subagent %s finished: %s after %d turns", spec.name, result.subtype, result.turns)
+    record.update(subtype=result.subtype, turns=result.turns, usage={**result.usage.as_dict(), "requests": result.usage.requests})
     return result

@@ -127,6 +127,20 @@ class Harness:
         if self.model:
             self.model.script(*replies)
 
+    def allow_any_model(self) -> None:
+        """Let the scripted model accept models other than the tester's haiku (for model tests)."""
+        if self.model:
+            self.model.allowed_model_prefix = ""
+
+    def agent_file(self, relative: str, name: str, description: str, body: str, extra: str = "", user: bool = False) -> Path:
+        """Seed a subagent definition under .claude/agents/ (in the home folder when `user`)."""
+        root = self.home if user else self.workspace
+        path = root / ".claude" / "agents" / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        front = [f"name: {name}", f"description: {description}"] + ([extra.rstrip("\n")] if extra else [])
+        path.write_text("---\n" + "\n".join(front) + "\n---\n\n" + body + "\n")
+        return path
+
     def route(self, key: str, *replies) -> None:
         if self.model:
             self.model.route(key, *replies)

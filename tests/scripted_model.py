@@ -100,6 +100,7 @@ class ScriptedModel:
 
     def __init__(self) -> None:
         self.requests: list[Request] = []
+        self.allowed_model_prefix = "anthropic/claude-haiku"  # the tester proxy's rule on the chat path
         self._queue: list[ScriptedReply | Script] = []
         self._routes: dict[str, list[ScriptedReply | Script]] = {}
         self._lock = threading.Lock()
@@ -150,7 +151,7 @@ class ScriptedModel:
                 body = json.loads(self.rfile.read(length) or b"{}")
                 if self.path.endswith("/chat/completions"):
                     name = str(body.get("model") or "")
-                    if not name.startswith("anthropic/claude-haiku"):
+                    if not name.startswith(model.allowed_model_prefix):
                         message = f"{name} is not supported. Allowed: anthropic/claude-haiku-4.5"
                         return self._send(400, {"error": {"message": message, "code": 400}})
                 elif not self.path.endswith("/v1/messages"):

@@ -1,5 +1,6 @@
 """The demo `make demo` replays: the agent's main job, fixing a failing test in a small project."""
 
+import json
 import re
 import shutil
 
@@ -53,3 +54,24 @@ def test_on_call_skill_runs_in_a_subagent(agent):
     assert run.exit_code == 0 and "blueberry" in run.stdout
     assert run.some_request(["week 48: blueberry (primary)"], [ON_CALL_PROMPT])  # the subagent: body only
     assert not run.some_request([ON_CALL_PROMPT, "week 48"])  # the main conversation never sees the body
+
+
+REVIEW_PROMPT = "Use the reviewer agent to review stats.py"
+
+
+def test_reviewer_agent_reviews_in_its_own_context(agent):
+    """A project subagent with read-only tools reviews the code; the main agent relays its report."""
+    shutil.copytree(DEMO_WORKSPACE, agent.workspace, dirs_exist_ok=True)
+    agent.script(
+        call("Agent", description="Review stats.py", prompt="Review stats.py for bugs and report them.", subagent_type="reviewer"),
+        call("Read", file_path="stats.py"),
+        text(
+            "- stats.py:11: `average` divides by `len(numbers) - 1`; the mean needs `len(numbers)`.\n"
+            "- stats.py:14: `spread([])` raises a bare ValueError from max(); check for an empty list as `average` does."
+        ),
+        lambda request: text("The reviewer found:\n" + request.tool_results()[0].split("\n\n<usage>")[0]),
+    )
+    run = agent.run(REVIEW_PROMPT)
+    assert run.exit_code == 0 and "stats.py:11" in run.stdout
+    reviewer = [p for p in run.payloads if "careful code reviewer" in json.dumps(p)]
+    assert reviewer and all(REVIEW_PROMPT not in json.dumps(p) for p in reviewer)

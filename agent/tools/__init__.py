@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Iterable
 
 from agent.conversation import ToolCall, tool_result
@@ -73,6 +74,31 @@ def execute(call: ToolCall, tools: dict[str, Tool], context: Any) -> dict[str, A
     return tool_result(call.id, output)
 
 
+def execute_all(calls: list[ToolCall], tools: dict[str, Tool], context: Any) -> list[dict[str, Any]]:
+    """Run every call of a reply and return their results in call order. Consecutive calls of
+    `parallel` tools (subagents) run concurrently; everything else runs one after another."""
+    results: list[dict[str, Any]] = []
+    start = 0
+    while start < len(calls):
+        end = start
+        while end < len(calls) and _is_parallel(calls[end], tools):
+            end += 1
+        if end - start > 1:
+            with ThreadPoolExecutor(max_workers=end - start) as pool:
+                futures = [pool.submit(execute, call, tools, context) for call in calls[start:end]]
+                results.extend(future.result() for future in futures)
+            start = end
+        else:
+            results.append(execute(calls[start], tools, context))
+            start += 1
+    return results
+
+
+def _is_parallel(call: ToolCall, tools: dict[str, Tool]) -> bool:
+    tool = tools.get(call.name)
+    return bool(tool and tool.parallel)
+
+
 def _error(call: ToolCall, message: str) -> dict[str, Any]:
     log.info("tool %s %s -> error: %s", call.name, _brief(call.arguments), message)
     return tool_result(call.id, message, is_error=True)
@@ -88,4 +114,4 @@ def by_name(tools: Iterable[Tool]) -> dict[str, Tool]:
     return {tool.name: tool for tool in tools}
 
 
-__all__ = ["Tool", "ToolError", "builtin_tools", "execute", "argument_problem", "by_name"]
+__all__ = ["Tool", "ToolError", "builtin_tools", "execute", "execute_all", "argument_problem", "by_name"]

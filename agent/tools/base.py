@@ -23,6 +23,7 @@ class Tool:
     parameters: dict[str, Any]
     run: Callable[[dict[str, Any], Any], str]
     read_only: bool = False
+    parallel: bool = False  # consecutive calls of such tools in one reply run concurrently
 
     def schema(self) -> dict[str, Any]:
         """The provider-neutral definition sent to the model."""

@@ -5,10 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from agent.loop import AgentSpec, Result
-from agent.prompt import subagent_system_prompt
 from agent.skill_render import render
 from agent.skills import Skill, SkillError
-from agent.subagent import run_subagent
+from agent.subagent import run_subagent, subagent_spec
 from agent.tools.base import Tool, ToolError, object_schema
 
 DESCRIPTION = (
@@ -55,19 +54,14 @@ def skill_tool(skills: dict[str, Skill], exclude: str | None = None) -> Tool:
 
 def run_forked_skill(skill: Skill, args: str, session, parent: AgentSpec, append_arguments: bool = True) -> Result:
     """Run `skill` in a subagent whose only message is the rendered body: no user question, no
-    earlier history, no skill catalog, and not this skill among its tools."""
-    from agent.tools import builtin_tools, by_name
+    earlier history, no skill catalog, and not this skill among its tools. Its `agent` field picks
+    the definition (system prompt, tools, model; general-purpose by default); its `model` wins."""
+    from agent.agents import BUILTIN_AGENTS
 
+    kind = skill.agent or "general-purpose"
+    definition = session.agents.get(kind) or BUILTIN_AGENTS.get(kind)
+    if definition is None:
+        raise ToolError(f"skill {skill.name!r} names agent {kind!r}, which does not exist; valid: {', '.join(session.agents)}")
     body = render(skill, args, session.workspace.cwd, append_arguments=append_arguments)
-    tools = builtin_tools()
-    if any(s.model_invocable and n != skill.name for n, s in session.skills.items()):
-        tools.append(skill_tool(session.skills, exclude=skill.name))
-    spec = AgentSpec(
-        name=f"skill:{skill.name}",
-        system=subagent_system_prompt(str(session.workspace.cwd)),
-        tools=by_name(tools),
-        model=skill.model or session.model,
-        max_turns=session.max_turns,
-        depth=parent.depth + 1,
-    )
-    return run_subagent(spec, body, session)
+    spec = subagent_spec(session, definition, parent.depth + 1, f"skill:{skill.name}", [skill.model], exclude_skill=skill.name)
+    return run_subagent(spec, body, session, f"skill:{skill.name}", f"/{skill.name} ({kind})")
