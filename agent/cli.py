@@ -38,6 +38,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--output-format", choices=["text", "json"], default="text", help="text (default) or one JSON result object")
     parser.add_argument("--verbose", action="store_true", help="narrate requests and tool calls on stderr")
     parser.add_argument("--agents", metavar="JSON", help="extra subagent definitions: a JSON object, or a path to a JSON file")
+    parser.add_argument("--no-session-persistence", action="store_true", help="do not write transcripts under ~/.claude/projects")
     parser.add_argument("--trace", metavar="FILE", help="append every request payload and reply to FILE as JSON lines")
     recording = parser.add_mutually_exclusive_group()
     recording.add_argument("--record", metavar="CASSETTE", help="run live and record every model exchange to CASSETTE")
@@ -62,7 +63,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = build_parser().parse_args(argv)
         output_format = args.output_format
         _configure_logging(args.verbose)
-        result, usage, subagents = _run(args, os.environ)
+        result, session = _run(args, os.environ)
     except AgentError as exc:
         print(f"error: {exc}", file=sys.stderr)
         if output_format == "json":
@@ -72,7 +73,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
     if output_format == "json":
-        _print_json(result.subtype, result.text.strip(), result.turns, usage, started, subagents)
+        _print_json(result.subtype, result.text.strip(), result.turns, session.client.usage, started, session)
     elif result.text.strip():
         print(result.text.strip())
     if result.subtype == "error_max_turns":
@@ -81,7 +82,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
-def _print_json(subtype: str, text: str, turns: int, usage: Usage, started: float, subagents: list | None = None) -> None:
+def _print_json(subtype: str, text: str, turns: int, usage: Usage, started: float, session=None) -> None:
     result: dict[str, Any] = {
         "type": "result",
         "subtype": subtype,
@@ -91,8 +92,10 @@ def _print_json(subtype: str, text: str, turns: int, usage: Usage, started: floa
         "duration_ms": int((time.monotonic() - started) * 1000),
         "usage": {**usage.as_dict(), "requests": usage.requests},
         # which Claude Code's result lacks: what each subagent run cost, in start order
-        "subagents": subagents or [],
+        "subagents": session.subagent_runs if session else [],
     }
+    if session is not None and session.transcripts is not None:
+        result["session_id"] = session.transcripts.session_id
     print(json.dumps(result, ensure_ascii=False))
 
 
@@ -116,6 +119,7 @@ def _run(args: argparse.Namespace, env: os._Environ | dict):
     cwd = Path.cwd()
     from agent.agents import discover_agents
     from agent.skills import discover_skills
+    from agent.transcript import Transcripts
 
     session = Session(
         workspace=Workspace(cwd),
@@ -124,9 +128,10 @@ def _run(args: argparse.Namespace, env: os._Environ | dict):
         max_turns=max_turns,
         skills={skill.name: skill for skill in discover_skills(cwd, Path.home())},
         agents=discover_agents(cwd, Path.home(), args.agents),
+        transcripts=None if args.no_session_persistence else Transcripts(Path.home(), cwd),
     )
     with _recording(args, client, cwd):
-        return run_prompt(args.prompt, session), client.usage, session.subagent_runs
+        return run_prompt(args.prompt, session), session
 
 
 def _recording(args: argparse.Namespace, client, cwd: Path):

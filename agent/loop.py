@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,6 +20,7 @@ class AgentSpec:
     model: str
     max_turns: int
     depth: int = 0  # 0 is the main conversation; each subagent level adds one
+    transcript: Any = None  # agent.transcript.Transcript, or None when not persisting
 
 
 @dataclass
@@ -48,20 +50,57 @@ class ToolContext:
         return self.session.workspace
 
 
+REPEAT_WARNING_AFTER = 3  # identical consecutive calls before the model is told to change course
+
+
 def run_loop(agent: AgentSpec, messages: list[dict[str, Any]], session: Any) -> Result:
     """Send, append the reply, run every tool call it makes, and repeat until a reply has no tool
     calls (success) or `agent.max_turns` replies have been received (error_max_turns)."""
     usage = Usage()
     schemas = [tool.schema() for tool in agent.tools.values()]
     context = ToolContext(session, agent)
+    repeats = _RepeatWatch()
+    for message in messages:
+        _record(agent, message)
     text = ""
     for turn in range(1, agent.max_turns + 1):
         reply = session.client.complete(agent.system, messages, schemas, agent.model)
         usage.add(reply.usage)
-        messages.append(reply.as_message())
+        _record(agent, _append(messages, reply.as_message()))
         text = reply.text
         if not reply.tool_calls:
             return Result(text, "success", turn, usage, messages)
         results = execute_all(reply.tool_calls, agent.tools, context)
-        messages.append({"role": "user", "content": results})
+        repeats.warn(reply.tool_calls, results)
+        _record(agent, _append(messages, {"role": "user", "content": results}))
     return Result(text, "error_max_turns", agent.max_turns, usage, messages)
+
+
+def _append(messages: list[dict[str, Any]], message: dict[str, Any]) -> dict[str, Any]:
+    messages.append(message)
+    return message
+
+
+def _record(agent: AgentSpec, message: dict[str, Any]) -> None:
+    if agent.transcript is not None:
+        agent.transcript.append(message)
+
+
+class _RepeatWatch:
+    """Notices the same tool call with the same arguments made again and again in a row."""
+
+    def __init__(self) -> None:
+        self.last: tuple[str, str] | None = None
+        self.count = 0
+
+    def warn(self, calls: list, results: list[dict[str, Any]]) -> None:
+        for call, result in zip(calls, results):
+            signature = (call.name, json.dumps(call.arguments, sort_keys=True))
+            self.count = self.count + 1 if signature == self.last else 1
+            self.last = signature
+            if self.count >= REPEAT_WARNING_AFTER:
+                result["content"] += (
+                    f"\n\n[warning: this is call {self.count} in a row to {call.name} with the same "
+                    "arguments; repeating it will not change the result. Try something different, or "
+                    "give your final answer.]"
+                )

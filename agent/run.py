@@ -36,6 +36,7 @@ def main_agent(session: Session) -> AgentSpec:
         tools=by_name(tools),
         model=session.model,
         max_turns=session.max_turns,
+        transcript=session.transcript("main"),
     )
 
 

@@ -22,7 +22,14 @@ class Session:
     agents: dict[str, Any] = field(default_factory=dict)  # name -> agent.agents.AgentDefinition, sorted
     subagent_runs: list[dict[str, Any]] = field(default_factory=list)  # accounting, in start order
     running_subagents: int = 0
+    transcripts: Any = None  # agent.transcript.Transcripts, or None with --no-session-persistence
     lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def transcript(self, agent_type: str):
+        """A transcript for a new conversation of this run (None when not persisting)."""
+        if self.transcripts is None:
+            return None
+        return self.transcripts.main() if agent_type == "main" else self.transcripts.subagent(agent_type)
 
     @property
     def provider_name(self) -> str:

@@ -76,6 +76,7 @@ def subagent_spec(session, definition, depth: int, label: str, models: list[str 
         model=model,
         max_turns=definition.max_turns or session.max_turns,
         depth=depth,
+        transcript=session.transcript(label),
     )
 
 
