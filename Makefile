@@ -26,6 +26,10 @@ test: setup
 record: setup
 	$(VENV)/bin/pytest --record-mode=rewrite
 
+# Our overhead and payload figures against their targets (a benchmark, not a test).
+bench: setup
+	$(VENV)/bin/python tests/bench.py
+
 # Runs the agent on the bundled sample project, offline, by replaying the bundled cassettes:
 # it fixes a failing check, a forked skill answers who is on call, and a reviewer subagent reviews.
 demo: setup

@@ -14,20 +14,31 @@ from typing import Any
 
 @dataclass
 class Usage:
-    """Token counts, summed over requests."""
+    """Token counts, summed over requests. `input_tokens` excludes the cached part of the prompt,
+    which is counted as cache writes and cache reads (Anthropic's convention)."""
 
     input_tokens: int = 0
     output_tokens: int = 0
     requests: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
 
     def add(self, other: "Usage") -> None:
         """Add another usage record to this one."""
         self.input_tokens += other.input_tokens
         self.output_tokens += other.output_tokens
         self.requests += other.requests
+        self.cache_read_tokens += other.cache_read_tokens
+        self.cache_write_tokens += other.cache_write_tokens
 
     def as_dict(self) -> dict[str, int]:
-        return {"input_tokens": self.input_tokens, "output_tokens": self.output_tokens}
+        """Claude Code's field names."""
+        return {
+            "input_tokens": self.input_tokens,
+            "output_tokens": self.output_tokens,
+            "cache_creation_input_tokens": self.cache_write_tokens,
+            "cache_read_input_tokens": self.cache_read_tokens,
+        }
 
 
 @dataclass

@@ -205,12 +205,12 @@ def test_chat_decode_usage_mapping():
     assert reply.usage.input_tokens == 120
     assert reply.usage.output_tokens == 7
     assert reply.usage.requests == 1
-    assert reply.usage.as_dict() == {"input_tokens": 120, "output_tokens": 7}
+    assert (reply.usage.input_tokens, reply.usage.output_tokens) == (120, 7)
 
 
 def test_chat_decode_missing_usage_is_zero():
     reply = chat.decode(chat_body({"content": "x"}))
-    assert reply.usage.as_dict() == {"input_tokens": 0, "output_tokens": 0}
+    assert (reply.usage.input_tokens, reply.usage.output_tokens) == (0, 0)
 
 
 def test_chat_decode_error_body_with_http_200_raises_provider_message():
@@ -295,7 +295,7 @@ def test_messages_decode_text_blocks_joined_and_tool_use():
     assert [(c.id, c.name, c.arguments, c.arguments_error) for c in reply.tool_calls] == [
         ("toolu_1", "Read", {"file_path": "a.txt"}, None)
     ]
-    assert reply.usage.as_dict() == {"input_tokens": 50, "output_tokens": 9}
+    assert (reply.usage.input_tokens, reply.usage.output_tokens) == (50, 9)
     assert reply.usage.requests == 1
     assert reply.stop_reason == "tool_use"
 
@@ -375,3 +375,19 @@ def test_messages_round_trip_gives_back_same_tool_calls():
     assert assistant["role"] == "assistant"
     assert assistant["content"] == blocks
     assert [b["tool_use_id"] for b in wire[2]["content"]] == ["toolu_x", "toolu_y"]
+
+
+def test_cache_tokens_are_read_from_both_wires():
+    chat_reply = chat.decode({
+        "choices": [{"message": {"content": "hi"}, "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": 1000, "completion_tokens": 5,
+                  "prompt_tokens_details": {"cached_tokens": 800, "cache_write_tokens": 150}},
+    })
+    assert (chat_reply.usage.input_tokens, chat_reply.usage.cache_read_tokens, chat_reply.usage.cache_write_tokens) == (50, 800, 150)
+    messages_reply = messages.decode({
+        "content": [{"type": "text", "text": "hi"}],
+        "usage": {"input_tokens": 50, "output_tokens": 5, "cache_read_input_tokens": 800, "cache_creation_input_tokens": 150},
+    })
+    assert messages_reply.usage.as_dict() == {
+        "input_tokens": 50, "output_tokens": 5, "cache_creation_input_tokens": 150, "cache_read_input_tokens": 800,
+    }

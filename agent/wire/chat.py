@@ -80,13 +80,31 @@ def decode(body: Any) -> Reply:
         raise ProviderError(f"the provider ended the reply with an error: {error_text(choice)}")
     message = choice.get("message") or {}
     calls = [_decode_call(raw, index) for index, raw in enumerate(message.get("tool_calls") or [])]
-    usage = body.get("usage") or {}
     return Reply(
         text=_text_of(message.get("content")),
         tool_calls=calls,
-        usage=Usage(int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0), 1),
+        usage=_usage(body.get("usage")),
         stop_reason=choice.get("finish_reason"),
     )
+
+
+def _usage(raw: Any) -> Usage:
+    # prompt_tokens counts the whole prompt; OpenRouter says in prompt_tokens_details how much of it
+    # was read from or written to the cache
+    raw = raw if isinstance(raw, dict) else {}
+    details = raw.get("prompt_tokens_details") if isinstance(raw.get("prompt_tokens_details"), dict) else {}
+    read, written = _count(details.get("cached_tokens")), _count(details.get("cache_write_tokens"))
+    return Usage(
+        input_tokens=max(0, _count(raw.get("prompt_tokens")) - read - written),
+        output_tokens=_count(raw.get("completion_tokens")),
+        requests=1,
+        cache_read_tokens=read,
+        cache_write_tokens=written,
+    )
+
+
+def _count(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
 
 
 def _text_of(content: Any) -> str:

@@ -49,13 +49,23 @@ def decode(body: Any) -> Reply:
             if not isinstance(arguments, dict):
                 call.arguments_error = "the input must be a JSON object"
             calls.append(call)
-    usage = body.get("usage") or {}
+    usage = body.get("usage") if isinstance(body.get("usage"), dict) else {}
     return Reply(
         text="".join(texts),
         tool_calls=calls,
-        usage=Usage(int(usage.get("input_tokens") or 0), int(usage.get("output_tokens") or 0), 1),
+        usage=Usage(
+            input_tokens=_count(usage.get("input_tokens")),
+            output_tokens=_count(usage.get("output_tokens")),
+            requests=1,
+            cache_read_tokens=_count(usage.get("cache_read_input_tokens")),
+            cache_write_tokens=_count(usage.get("cache_creation_input_tokens")),
+        ),
         stop_reason=body.get("stop_reason"),
     )
+
+
+def _count(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
 
 
 def error_text(body: Any) -> str:

@@ -1,0 +1,161 @@
+"""`make bench`: our overhead and payload figures against their targets.
+
+The scripted model answers with zero latency (except where a figure needs a delay), so what is
+measured is the agent itself. Each timing is the median of several runs; the baselines run in
+the same process, on the same machine, at the same time. This is a benchmark, not a test: it
+prints a table and exits 0 even when a target is missed (the table says which).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from scripted_model import Call, ScriptedModel, call, calls, text  # noqa: E402
+
+REPO = Path(__file__).resolve().parent.parent
+PYTHON = str(REPO / ".venv" / "bin" / "python")
+RUNS = int(os.environ.get("BENCH_RUNS", "7"))
+
+
+def timed(argv: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, int]:
+    """Wall seconds and peak RSS (KB) of one child process."""
+    start = time.perf_counter()
+    process = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(process.pid, 0)
+    wall = time.perf_counter() - start
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"benchmark run failed: {' '.join(argv)}\n{process.stderr.read().decode()}")
+    return wall, usage.ru_maxrss
+
+
+class Bench:
+    def __init__(self) -> None:
+        self.root = Path(tempfile.mkdtemp(prefix="agent-bench-"))
+        self.home = self.root / "home"
+        self.home.mkdir()
+        self.model = ScriptedModel()
+        self.env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENROUTER_", "ANTHROPIC_", "AGENT_", "CLAUDE_"))}
+        self.env.update(HOME=str(self.home), OPENROUTER_API_KEY="bench", OPENROUTER_BASE_URL=self.model.base + "/api/v1")
+
+    def workspace(self, name: str) -> Path:
+        path = self.root / name
+        path.mkdir(exist_ok=True)
+        return path
+
+    def agent(self, workspace: Path, prompt: str, *flags: str) -> tuple[float, int]:
+        argv = [PYTHON, "-I", "-m", "agent", "-p", prompt, "--no-session-persistence", *flags]
+        return timed(argv, workspace, self.env)
+
+    def median_run(self, workspace: Path, replies, prompt="Say hi.") -> tuple[float, int]:
+        walls, peaks = [], []
+        for _ in range(RUNS):
+            self.model.script(*replies())
+            wall, peak = self.agent(workspace, prompt)
+            walls.append(wall)
+            peaks.append(peak)
+        return statistics.median(walls), max(peaks)
+
+    def baseline(self, code: str) -> float:
+        return statistics.median(timed([PYTHON, "-I", "-c", code], self.root, self.env)[0] for _ in range(RUNS))
+
+    def trace(self, workspace: Path, replies, prompt: str) -> list[str]:
+        """The exact request bodies of one run, as sent (from --trace)."""
+        trace = workspace / "trace.jsonl"
+        trace.unlink(missing_ok=True)
+        self.model.script(*replies)
+        self.agent(workspace, prompt, "--trace", str(trace))
+        return [json.dumps(json.loads(line)["request"]) for line in trace.read_text().splitlines()]
+
+    def close(self) -> None:
+        self.model.close()
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
+def seed_scale(workspace: Path, skills: int = 1000, agents: int = 200) -> None:
+    for i in range(skills):
+        folder = workspace / ".claude" / "skills" / f"skill-{i:04d}"
+        folder.mkdir(parents=True)
+        (folder / "SKILL.md").write_text(
+            f"---\nname: skill-{i:04d}\ndescription: Use this skill when the user asks about topic number {i}.\n---\n\n"
+            + "Do the thing step by step.\n" * 40
+        )
+    folder = workspace / ".claude" / "agents"
+    folder.mkdir(parents=True)
+    for i in range(agents):
+        (folder / f"agent-{i:03d}.md").write_text(
+            f"---\nname: agent-{i:03d}\ndescription: Handles task family {i}.\ntools: Read, Grep\n---\n\nYou handle family {i}.\n"
+        )
+
+
+def common_prefix_share(a: str, b: str) -> float:
+    n = 0
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        n += 1
+    return n / len(a)
+
+
+def main() -> int:
+    bench = Bench()
+    rows: list[tuple[str, str, str, bool]] = []
+    try:
+        plain = bench.workspace("plain")
+        (plain / "notes.txt").write_text("line\n" * 50)
+        python_pass = bench.baseline("pass")
+        python_requests = bench.baseline("import requests")
+        one_turn, peak = bench.median_run(plain, lambda: [text("hi")])
+        rows.append(("start: one-turn -p run", f"{one_turn * 1000:.0f} ms", f"<= {(python_requests + 0.1) * 1000:.0f} ms (import requests {python_requests * 1000:.0f} ms + 100; python -c pass {python_pass * 1000:.0f} ms)", one_turn <= python_requests + 0.1))
+        rows.append(("start: peak memory", f"{peak / 1024:.0f} MB", "(reported)", True))
+
+        forty, _ = bench.median_run(plain, lambda: [call("Read", file_path="notes.txt") for _ in range(39)] + [text("done")], "Read notes.txt 39 times.")
+        per_turn = (forty - one_turn) / 39
+        rows.append(("per turn (40-turn run)", f"{per_turn * 1000:.2f} ms", "<= 2 ms", per_turn <= 0.002))
+
+        scaled = bench.workspace("scaled")
+        seed_scale(scaled)
+        scaled_run, _ = bench.median_run(scaled, lambda: [text("hi")])
+        added = scaled_run - one_turn
+        rows.append(("1,000 skills + 200 agents", f"+{added * 1000:.0f} ms", "<= +80 ms", added <= 0.08))
+
+        bodies = bench.trace(plain, [call("Read", file_path="notes.txt") for _ in range(9)] + [text("done")], "Read notes.txt nine times.")
+        first = bench.trace(plain, [text("hi")], "Hi")[0]
+        rows.append(("payload: first request (system + tools)", f"{len(first.encode()) / 1024:.1f} KB", "< 12 KB", len(first.encode()) < 12 * 1024))
+        growth = (len(bodies[-1]) - len(bodies[0])) / (len(bodies) - 1)
+        rows.append(("payload: growth per turn (Read of 250 B)", f"{growth:.0f} B", "(reported)", True))
+        shares = [common_prefix_share(a, b) for a, b in zip(bodies, bodies[1:])]
+        rows.append(("prefix stability (10-turn run, min)", f"{min(shares):.4f}", ">= 0.99", min(shares) >= 0.99))
+
+        parallel = bench.workspace("parallel")
+        walls = []
+        for _ in range(max(3, RUNS // 2)):
+            bench.model.script(calls(*[Call("Agent", {"description": f"part {i}", "prompt": f"Part {i} of the job."}) for i in range(4)]))
+            for i in range(4):
+                bench.model.route(f"Part {i} of the job.", text(f"part {i} done", delay_s=1.0))
+            bench.model.script(text("all parts done"))
+            walls.append(bench.agent(parallel, "Do the four parts in parallel.")[0])
+        wall = statistics.median(walls)
+        rows.append(("four 1 s subagents in parallel", f"{wall:.2f} s", "<= 1.3 s (floor 1.0 s)", wall <= 1.3))
+    finally:
+        bench.close()
+
+    print(f"machine: {platform.machine()}, {os.cpu_count()} CPUs, {platform.system()} {platform.release()}, Python {platform.python_version()}; median of {RUNS} runs")
+    width = max(len(r[0]) for r in rows)
+    print(f"{'figure':<{width}}  {'measured':>10}  target")
+    for name, value, target, met in rows:
+        print(f"{name:<{width}}  {value:>10}  {target}  {'ok' if met else 'MISSED'}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
