@@ -39,7 +39,8 @@ demo: setup
 
 # One demo prompt in a fresh copy of the sample workspace.
 demo-run:
-	@work=$$(mktemp -d) && cp -R cassettes/demo/workspace/. "$$work" && cd "$$work" && \
+	@work=$$(mktemp -d) && mkdir "$$work/home" "$$work/ws" && cp -R cassettes/demo/workspace/. "$$work/ws" && \
+	  cd "$$work/ws" && export HOME="$$work/home" && \
 	  printf '\n$$ ./your_program.sh -p "%s"    (in a copy of cassettes/demo/workspace)\n' "$(PROMPT)" >&2 && \
 	  $(CURDIR)/your_program.sh -p "$(PROMPT)" --verbose --provider openrouter --replay $(CASSETTE); \
 	  status=$$?; rm -rf "$$work"; exit $$status

@@ -38,6 +38,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--output-format", choices=["text", "json"], default="text", help="text (default) or one JSON result object")
     parser.add_argument("--verbose", action="store_true", help="narrate requests and tool calls on stderr")
     parser.add_argument("--agents", metavar="JSON", help="extra subagent definitions: a JSON object, or a path to a JSON file")
+    parser.add_argument("--permission-mode", choices=["default", "acceptEdits", "bypassPermissions", "plan"], help="how tool calls are approved (default: settings, else default)")
+    parser.add_argument("--allowedTools", "--allowed-tools", dest="allowed_tools", action="append", default=[], metavar="RULES", help='rules approving tool calls, e.g. "Bash(git:*) Edit"')
+    parser.add_argument("--disallowedTools", "--disallowed-tools", dest="disallowed_tools", action="append", default=[], metavar="RULES", help="rules refusing tool calls (they win over everything)")
+    parser.add_argument("--dangerously-skip-permissions", action="store_true", help="approve every tool call that no deny rule refuses")
     parser.add_argument("--no-session-persistence", action="store_true", help="do not write transcripts under ~/.claude/projects")
     parser.add_argument("--trace", metavar="FILE", help="append every request payload and reply to FILE as JSON lines")
     recording = parser.add_mutually_exclusive_group()
@@ -93,6 +97,7 @@ def _print_json(subtype: str, text: str, turns: int, usage: Usage, started: floa
         "usage": {**usage.as_dict(), "requests": usage.requests},
         # which Claude Code's result lacks: what each subagent run cost, in start order
         "subagents": session.subagent_runs if session else [],
+        "permission_denials": session.permission_denials if session else [],
     }
     if session is not None and session.transcripts is not None:
         result["session_id"] = session.transcripts.session_id
@@ -119,6 +124,7 @@ def _run(args: argparse.Namespace, env: os._Environ | dict):
     cwd = Path.cwd()
     from agent.agents import discover_agents
     from agent.skills import discover_skills
+    from agent.permissions import load_policy
     from agent.transcript import Transcripts
 
     session = Session(
@@ -129,6 +135,10 @@ def _run(args: argparse.Namespace, env: os._Environ | dict):
         skills={skill.name: skill for skill in discover_skills(cwd, Path.home())},
         agents=discover_agents(cwd, Path.home(), args.agents),
         transcripts=None if args.no_session_persistence else Transcripts(Path.home(), cwd),
+        policy=load_policy(
+            cwd, Path.home(), args.permission_mode, args.allowed_tools, args.disallowed_tools,
+            args.dangerously_skip_permissions,
+        ),
     )
     with _recording(args, client, cwd):
         return run_prompt(args.prompt, session), session

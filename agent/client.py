@@ -1,14 +1,19 @@
-"""The model client: one `requests.Session`, one place where requests are sent, traced and checked."""
+"""The model client: one `requests.Session`, one place where requests are sent, retried, traced and checked."""
 
 from __future__ import annotations
 
 import json
 import logging
+import os
+import random
+import re
 import threading
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Callable
 
 import requests
 
+from agent import retry
 from agent.conversation import Reply, Usage
 from agent.errors import ProviderError
 from agent.providers import Provider
@@ -20,18 +25,51 @@ DEFAULT_READ_TIMEOUT_S = 600.0
 MAX_TOKENS = 8192
 
 
+@dataclass
+class _Failure:
+    """One failed attempt: how a retry line names it, and the error the user sees if it is the last."""
+
+    reason: str  # e.g. "529 overloaded", "connection error"
+    head: str  # e.g. "openrouter returned HTTP 529"
+    detail: str = ""  # the provider's own message, or the network's
+    retryable: bool = True
+    retry_after: float | None = None
+
+    def error(self, retries: int) -> ProviderError:
+        after = f" after {retries} {'retry' if retries == 1 else 'retries'}" if retries else ""
+        return ProviderError(self.head + after + (f": {self.detail}" if self.detail else ""))
+
+
 class ModelClient:
     """Sends the conversation to the provider and decodes the reply.
 
     Every model request of a run (main conversation and subagents) goes through `complete`, so a
-    cassette or a trace sees all of them.
+    cassette or a trace sees all of them. A request that fails in a retryable way (see
+    `agent.retry`) is sent again after a wait; each wait is announced as one warning line.
+    Several threads may call `complete` at once: retry state lives in the call, not the client.
     """
 
-    def __init__(self, provider: Provider, read_timeout_s: float = DEFAULT_READ_TIMEOUT_S, trace_path: str | None = None):
+    def __init__(
+        self,
+        provider: Provider,
+        read_timeout_s: float = DEFAULT_READ_TIMEOUT_S,
+        trace_path: str | None = None,
+        *,
+        max_retries: int | None = None,
+        sleep: Callable[[float], None] | None = None,
+        jitter: random.Random | None = None,
+        backoff: retry.Backoff = retry.Backoff(),
+    ):
+        """`max_retries` defaults to AGENT_MAX_RETRIES (else 6); `sleep` and `jitter` default to
+        `agent.retry.sleep` and `agent.retry.rng`, looked up at each retry so tests can replace them."""
         self.provider = provider
         self.http = requests.Session()
         self.timeout = (CONNECT_TIMEOUT_S, read_timeout_s)
         self.trace_path = trace_path
+        self.max_retries = retry.max_retries_from(os.environ) if max_retries is None else max_retries
+        self.backoff = backoff
+        self._sleep = sleep
+        self._jitter = jitter
         self._lock = threading.Lock()
         self._count = 0
         self.usage = Usage()  # every request of the run: main conversation and subagents
@@ -53,22 +91,61 @@ class ModelClient:
         return reply
 
     def _post(self, payload: dict[str, Any]) -> Any:
+        """The reply body, after as many retries as the policy allows."""
+        retries, waited = 0, 0.0
+        while True:
+            body, failure = self._attempt(payload)
+            if failure is None:
+                return body
+            wait = None
+            if failure.retryable and retries < self.max_retries:
+                wait = self.backoff.wait(retries + 1, waited, failure.retry_after, self._jitter or retry.rng)
+            if wait is None:
+                raise failure.error(retries)
+            retries += 1
+            waited += wait
+            log.warning("retrying in %.1fs after %s (attempt %d/%d)", wait, failure.reason, retries, self.max_retries)
+            (self._sleep or retry.sleep)(wait)
+
+    def _attempt(self, payload: dict[str, Any]) -> tuple[Any, _Failure | None]:
+        """One exchange: the JSON body, or what went wrong. Failures no retry can fix raise at once."""
+        name, wire = self.provider.name, self.provider.wire
         try:
             response = self.http.post(self.provider.url, json=payload, headers=self.provider.headers, timeout=self.timeout)
+        except requests.exceptions.SSLError as exc:  # a certificate problem stays until someone fixes it
+            raise ProviderError(f"could not reach {self.provider.url}: {_cause(exc)}") from None
+        except requests.ConnectionError as exc:  # also a connect timeout: the request never arrived
+            return None, _Failure(retry.CONNECTION_ERROR, f"could not reach {self.provider.url}", _cause(exc))
         except requests.Timeout:
-            raise ProviderError(f"{self.provider.name} did not answer within {self.timeout[1]:g} s") from None
+            return None, _Failure(retry.READ_TIMEOUT, f"{name} did not answer within {self.timeout[1]:g} s")
         except requests.RequestException as exc:
-            raise ProviderError(f"could not reach {self.provider.url}: {_first_line(exc)}") from None
+            raise ProviderError(f"could not reach {self.provider.url}: {_cause(exc)}") from None
         try:
-            body = response.json()
+            body, is_json = response.json(), True
         except ValueError:
-            body = None
-        if response.status_code >= 400:
-            detail = self.provider.wire.error_text(body) if body is not None else _first_line(response.text[:300])
-            raise ProviderError(f"{self.provider.name} returned HTTP {response.status_code}: {detail}")
-        if body is None:
-            raise ProviderError(f"{self.provider.name} answered with a body that is not JSON: {response.text[:200]!r}")
-        return body
+            body, is_json = None, False
+        status = response.status_code
+        if status >= 400:
+            detail = _one_line(wire.error_text(body) if is_json else response.text[:300]) or response.reason or ""
+            if status == 401:
+                raise ProviderError(
+                    f"{name} rejected the API key from {self.provider.key_variable} (HTTP 401: {detail})"
+                )
+            return None, _Failure(
+                retry.reason(status),
+                f"{name} returned HTTP {status}",
+                detail,
+                retryable=status in retry.RETRYABLE,
+                retry_after=retry.retry_after(response.headers),
+            )
+        if not is_json:
+            raise ProviderError(f"{name} answered with a body that is not JSON: {response.text[:200]!r}")
+        # OpenRouter reports a failure that began after generation started as HTTP 200 with an error
+        # body; a retryable one is retried like its status. Any other error body is left to decode.
+        embedded = retry.embedded_status(body)
+        if embedded in retry.RETRYABLE:
+            return None, _Failure(retry.reason(embedded), f"{name} reported error {embedded}", _one_line(wire.error_text(body)))
+        return body, None
 
     def _trace(self, payload: dict, body: Any) -> None:
         if not self.trace_path:
@@ -78,6 +155,14 @@ class ModelClient:
             trace.write(line + "\n")
 
 
-def _first_line(value: object) -> str:
-    text = str(value).strip()
-    return text.splitlines()[0] if text else type(value).__name__
+def _cause(exc: BaseException) -> str:
+    """The operating system's reason inside a requests exception (`[Errno 111] Connection refused`),
+    else the exception's text: urllib3's wrapping repeats the URL and object addresses around it."""
+    found = re.search(r"\[Errno -?\d+\][^'\")]*", str(exc))
+    return found.group(0).strip() if found else _one_line(exc)[:300] or type(exc).__name__
+
+
+def _one_line(value: object) -> str:
+    """`value` as text on one line: the CLI's error is a single line even when a provider's
+    message (or an HTML error page) spans several."""
+    return " ".join(str(value).split())

@@ -70,14 +70,28 @@ class Reply:
         return {"role": "assistant", "content": blocks}
 
 
+def valid_text(text: str) -> str:
+    """`text` as valid Unicode: Python holds bytes that are not UTF-8 (in file names, argv) as lone
+    surrogates, which no provider accepts; they become "?"."""
+    return text.encode("utf-8", errors="replace").decode("utf-8") if _has_surrogates(text) else text
+
+
+def _has_surrogates(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
 def user_message(text: str) -> dict[str, Any]:
     """A plain user turn."""
-    return {"role": "user", "content": text}
+    return {"role": "user", "content": valid_text(text)}
 
 
 def tool_result(call_id: str, content: str, is_error: bool = False) -> dict[str, Any]:
     """A tool_result block answering the call `call_id`."""
-    block: dict[str, Any] = {"type": "tool_result", "tool_use_id": call_id, "content": content}
+    block: dict[str, Any] = {"type": "tool_result", "tool_use_id": call_id, "content": valid_text(content)}
     if is_error:
         block["is_error"] = True
     return block

@@ -21,6 +21,7 @@ class AgentSpec:
     max_turns: int
     depth: int = 0  # 0 is the main conversation; each subagent level adds one
     transcript: Any = None  # agent.transcript.Transcript, or None when not persisting
+    policy: Any = None  # agent.permissions.Policy: what this agent may run without asking
 
 
 @dataclass

@@ -25,6 +25,8 @@ from vcr.errors import CannotOverwriteExistingCassetteException
 from agent.errors import ReplayMismatch, UsageError
 
 SERIALIZER = "agent-yaml"
+# what a replayed response needs: its type, and the provider's wait before a retry
+_KEPT_RESPONSE_HEADERS = {"content-type", "retry-after", "retry-after-ms"}
 _LOOPBACK = re.compile(r"^(https?)://(127\.0\.0\.1|localhost|\[::1\])(:\d+)?")
 
 
@@ -204,7 +206,7 @@ def _vcr(folders: dict[str, Path]) -> vcr.VCR:
 
     def before_response(response):
         headers = response.get("headers") or {}
-        response["headers"] = {k: v for k, v in headers.items() if k.lower() == "content-type"}
+        response["headers"] = {k: v for k, v in headers.items() if k.lower() in _KEPT_RESPONSE_HEADERS}
         return response
 
     def before_save(request, response):

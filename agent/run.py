@@ -12,7 +12,7 @@ from agent.skill_render import render
 from agent.slash import parse_slash, refused_user_invocation
 from agent.subagent import available_tools
 from agent.tools import by_name
-from agent.tools.skill import run_forked_skill
+from agent.tools.skill import activate_skill, run_forked_skill
 
 
 DELEGATION = (
@@ -37,6 +37,7 @@ def main_agent(session: Session) -> AgentSpec:
         model=session.model,
         max_turns=session.max_turns,
         transcript=session.transcript("main"),
+        policy=session.policy,
     )
 
 
@@ -57,6 +58,5 @@ def run_prompt(prompt: str, session: Session) -> Result:
             messages.append(user_message(f"The /{skill.name} skill ran in a subagent and returned:\n\n{result.text.strip()}"))
         else:
             messages.append(user_message(render(skill, invocation.arguments, session.workspace.cwd)))
-            if skill.model:
-                agent.model = skill.model
+            activate_skill(agent, skill)
     return run_loop(agent, messages, session)

@@ -40,16 +40,19 @@ class _Substitution:
         self.any_placeholder = re.compile(
             "|".join(argument_patterns + [re.escape(_SKILL_DIR)]))
 
-    def _positional(self, index: int) -> str:
+    def _positional(self, index: int | str) -> str:
+        # an index too long to be a real position (or to convert) is simply missing
+        if isinstance(index, str):
+            index = int(index) if len(index) <= 9 else len(self.positional)
         return self.positional[index] if index < len(self.positional) else ""
 
     def _value(self, match: re.Match) -> str:
         if match.group() == _SKILL_DIR:
             return self.skill_dir
         if match.group("indexed") is not None:
-            return self._positional(int(match.group("indexed")))
+            return self._positional(match.group("indexed"))
         if match.group("position") is not None:
-            return self._positional(int(match.group("position")))
+            return self._positional(match.group("position"))
         if "named" in match.groupdict() and match.group("named") is not None:
             return self.named[match.group("named")]
         return self.all_arguments

@@ -82,6 +82,8 @@ class Harness:
             if variable.startswith(("OPENROUTER_", "ANTHROPIC_", "AGENT_", "CLAUDE_")) or variable == "API_TIMEOUT_MS":
                 monkeypatch.delenv(variable)
         monkeypatch.setenv("HOME", str(self.home))
+        # as the CodeCrafters tester does; permission tests write their own settings
+        self.settings({"permissions": {"defaultMode": "bypassPermissions"}})
         monkeypatch.chdir(self.workspace)
         if self.recording and REAL_KEYS[provider]:
             monkeypatch.setenv(KEYS[provider], REAL_KEYS[provider])
@@ -94,6 +96,14 @@ class Harness:
             else:
                 monkeypatch.setenv(BASES[provider], "http://localhost:10000/api/v1/" if provider == "openrouter" else "http://localhost:10000")
         monkeypatch.setenv("AGENT_PROVIDER", provider)
+
+    def settings(self, value: dict, where: str = "user") -> Path:
+        """Write Claude Code settings: `user` (~/.claude/settings.json), `project` or `local`."""
+        folder = {"user": self.home, "project": self.workspace, "local": self.workspace}[where] / ".claude"
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / ("settings.local.json" if where == "local" else "settings.json")
+        path.write_text(json.dumps(value, indent=4))
+        return path
 
     def cassette_path(self, number: int) -> Path:
         suffix = "" if number == 1 else f"-{number}"
@@ -159,6 +169,14 @@ class Harness:
     def close(self) -> None:
         if self.model:
             self.model.close()
+
+
+@pytest.fixture(autouse=True)
+def no_retry_sleep(monkeypatch):
+    """Retries never really sleep in tests (tests that check waits record them instead)."""
+    from agent import retry
+
+    monkeypatch.setattr(retry, "sleep", lambda seconds: None)
 
 
 @pytest.fixture(params=PROVIDERS)

@@ -1,9 +1,10 @@
 """A scripted model: a small local HTTP server that speaks both wire formats.
 
-Tests script its replies in a provider-neutral way (`text(...)`, `call(...)`, or a function of the
-request); the server answers `/chat/completions` in OpenAI chat format and `/v1/messages` in
-Anthropic format. Like the CodeCrafters proxy, it rejects chat requests for models other than
-`anthropic/claude-haiku*`. `make record` records cassettes against it when no real key is set.
+Tests script its replies in a provider-neutral way (`text(...)`, `call(...)`, `fail(...)`,
+`raw(...)`, or a function of the request); the server answers `/chat/completions` in OpenAI chat
+format and `/v1/messages` in Anthropic format. Like the CodeCrafters proxy, it rejects chat
+requests for models other than `anthropic/claude-haiku*`. `make record` records cassettes against
+it when no real key is set.
 """
 
 from __future__ import annotations
@@ -29,6 +30,9 @@ class ScriptedReply:
     calls: list[Call] = field(default_factory=list)
     delay_s: float = 0.0
     status: int = 200  # an error reply when not 200, with `text` as the provider's message
+    headers: dict[str, str] = field(default_factory=dict)  # extra response headers, e.g. retry-after
+    body: Any = None  # sent as is instead of a reply built from the fields above (str verbatim, else JSON)
+    content_type: str = "application/json"
 
 
 def text(value: str, delay_s: float = 0.0) -> ScriptedReply:
@@ -46,9 +50,15 @@ def calls(*tool_calls: Call, text: str = "") -> ScriptedReply:
     return ScriptedReply(text=text, calls=list(tool_calls))
 
 
-def fail(status: int, message: str) -> ScriptedReply:
-    """An HTTP error reply carrying the provider's error message."""
-    return ScriptedReply(text=message, status=status)
+def fail(status: int, message: str, headers: dict[str, str] | None = None) -> ScriptedReply:
+    """An HTTP error reply carrying the provider's error message (and extra response `headers`)."""
+    return ScriptedReply(text=message, status=status, headers=dict(headers or {}))
+
+
+def raw(body: Any, status: int = 200, content_type: str = "application/json", headers: dict[str, str] | None = None) -> ScriptedReply:
+    """A reply whose body is sent as given, whatever the wire: a string verbatim (to script a body
+    that is not JSON), anything else as JSON (to script a malformed or error-carrying reply)."""
+    return ScriptedReply(status=status, headers=dict(headers or {}), body=body, content_type=content_type)
 
 
 def raw_call(name: str, raw_arguments: str) -> ScriptedReply:
@@ -163,18 +173,23 @@ class ScriptedModel:
                     return self._send(500, {"error": {"message": f"scripted model: nothing scripted for request {number}"}})
                 if reply.delay_s:
                     time.sleep(reply.delay_s)
+                if reply.body is not None:
+                    return self._send(reply.status, reply.body, reply.headers, reply.content_type)
                 if reply.status != 200:
                     error = {"message": reply.text, "code": reply.status}
                     if request.wire == "messages":
-                        return self._send(reply.status, {"type": "error", "error": {"type": "api_error", "message": reply.text}})
-                    return self._send(reply.status, {"error": error})
+                        payload = {"type": "error", "error": {"type": "api_error", "message": reply.text}}
+                        return self._send(reply.status, payload, reply.headers)
+                    return self._send(reply.status, {"error": error}, reply.headers)
                 encode = _chat_reply if request.wire == "chat" else _messages_reply
-                self._send(200, encode(model, body, reply))
+                self._send(200, encode(model, body, reply), reply.headers)
 
-            def _send(self, status: int, payload: dict) -> None:
-                data = json.dumps(payload).encode()
+            def _send(self, status: int, payload: Any, headers: dict[str, str] | None = None, content_type: str = "application/json") -> None:
+                data = (payload if isinstance(payload, str) else json.dumps(payload)).encode()
                 self.send_response(status)
-                self.send_header("content-type", "application/json")
+                self.send_header("content-type", content_type)
+                for name, value in (headers or {}).items():
+                    self.send_header(name, value)
                 self.send_header("content-length", str(len(data)))
                 self.end_headers()
                 self.wfile.write(data)

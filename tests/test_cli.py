@@ -85,15 +85,21 @@ def test_started_as_the_tester_starts_it(provider, tmp_path):
     model = ScriptedModel()
     try:
         model.script(call("Read", file_path="note.txt"), lambda request: text(request.tool_results()[0]))
-        (tmp_path / "note.txt").write_text("kumquat")
+        (tmp_path / "workspace").mkdir(exist_ok=True)
+        (tmp_path / "workspace" / "note.txt").write_text("kumquat")
         env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENROUTER_", "ANTHROPIC_", "AGENT_"))}
+        home = tmp_path / "home"  # the tester writes bypassPermissions into ~/.claude/settings.json
+        (home / ".claude").mkdir(parents=True)
+        (home / ".claude" / "settings.json").write_text('{\n    "permissions": {\n        "defaultMode": "bypassPermissions"\n    }\n}')
+        workspace = tmp_path / "workspace"
+        env["HOME"] = str(home)
         if provider == "openrouter":
             env.update(OPENROUTER_BASE_URL=model.base + "/api/v1/", OPENROUTER_API_KEY="dummy-openrouter-key")
         else:
             env.update(ANTHROPIC_BASE_URL=model.base + "/", ANTHROPIC_API_KEY="dummy-anthropic-key")
         done = subprocess.run(
             [str(REPO / "your_program.sh"), "-p", "What does note.txt say? Respond with only its contents."],
-            cwd=tmp_path, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60,
+            cwd=workspace, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60,
         )
     finally:
         model.close()

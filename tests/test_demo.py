@@ -13,6 +13,7 @@ DEMO_PROMPT = "Fix the failing test"
 
 def test_fix_the_failing_test(agent):
     shutil.copytree(DEMO_WORKSPACE, agent.workspace, dirs_exist_ok=True)
+    agent.settings({})  # no bypass: the workspace's own .claude/settings.json must be enough
     agent.script(
         call("Bash", "I'll run the checks first.", command="python3 test_stats.py"),
         call("Read", file_path="stats.py"),
@@ -28,8 +29,9 @@ def test_fix_the_failing_test(agent):
             f"The checks now report: {request.tool_results()[0].splitlines()[-1]}"
         ),
     )
-    run = agent.run(DEMO_PROMPT)
-    assert run.exit_code == 0
+    run = agent.run(DEMO_PROMPT, "--output-format", "json")
+    assert run.exit_code == 0 and json.loads(run.stdout)["permission_denials"] == []
+    run.stdout = json.loads(run.stdout)["result"]
     assert "return total(numbers) / len(numbers)" in (agent.workspace / "stats.py").read_text()
     assert "3 passed, 0 failed" in run.stdout
     assert "FAIL: average([2, 4, 6]) == 4" in str(run.payloads[1])
@@ -41,6 +43,7 @@ ON_CALL_PROMPT = "Who is on the on-call rotation right now?"
 def test_on_call_skill_runs_in_a_subagent(agent):
     """The seed's example: the model picks the forked on-call skill; only its answer comes back."""
     shutil.copytree(DEMO_WORKSPACE, agent.workspace, dirs_exist_ok=True)
+    agent.settings({})  # no bypass: the workspace's own .claude/settings.json must be enough
     agent.script(
         call("Skill", skill="on-call"),
         text("This week (48) blueberry is on call, with kumquat as backup."),
@@ -62,6 +65,7 @@ REVIEW_PROMPT = "Use the reviewer agent to review stats.py"
 def test_reviewer_agent_reviews_in_its_own_context(agent):
     """A project subagent with read-only tools reviews the code; the main agent relays its report."""
     shutil.copytree(DEMO_WORKSPACE, agent.workspace, dirs_exist_ok=True)
+    agent.settings({})  # no bypass: the workspace's own .claude/settings.json must be enough
     agent.script(
         call("Agent", description="Review stats.py", prompt="Review stats.py for bugs and report them.", subagent_type="reviewer"),
         call("Read", file_path="stats.py"),

@@ -62,6 +62,9 @@ def execute(call: ToolCall, tools: dict[str, Tool], context: Any) -> dict[str, A
     problem = argument_problem(call.arguments, tool.parameters)
     if problem:
         return _error(call, f"{call.name}: {problem}")
+    refusal = _permission_refusal(call, tool, context)
+    if refusal:
+        return _error(call, refusal)
     try:
         output = tool.run(call.arguments, context)
     except ToolError as exc:
@@ -72,6 +75,19 @@ def execute(call: ToolCall, tools: dict[str, Tool], context: Any) -> dict[str, A
         return _error(call, f"{call.name} failed: {type(exc).__name__}: {exc}")
     log.info("tool %s %s -> %d chars", call.name, _brief(call.arguments), len(output))
     return tool_result(call.id, output)
+
+
+def _permission_refusal(call: ToolCall, tool: Tool, context: Any) -> str | None:
+    """Why the running agent's permission policy refuses this call (None when it may run). In -p
+    mode nobody can be asked, so a call that needs approval and has none is refused."""
+    policy = getattr(getattr(context, "agent", None), "policy", None)
+    if policy is None:
+        return None
+    decision = policy.check(call.name, call.arguments, tool.read_only)
+    if decision.allowed:
+        return None
+    context.session.record_denial(call)
+    return decision.reason
 
 
 def execute_all(calls: list[ToolCall], tools: dict[str, Tool], context: Any) -> list[dict[str, Any]]:

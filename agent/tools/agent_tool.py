@@ -42,6 +42,7 @@ def agent_tool(agents: dict[str, Any]) -> Tool:
         if definition is None:
             raise ToolError(f"unknown subagent_type {kind!r}; valid types: {', '.join(agents)}")
         spec = subagent_spec(session, definition, context.agent.depth + 1, kind, [arguments.get("model")])
+        spec.policy = context.agent.policy  # a subagent may do no more than the agent that launched it
         with session.lock:
             if session.running_subagents >= max_concurrent():
                 raise ToolError(

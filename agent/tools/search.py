@@ -142,6 +142,8 @@ def _grep_files(root: Path, glob: str | None) -> Iterator[Path]:
     matcher = _glob_regex(glob) if glob else None
     candidates = [root] if root.is_file() else _walk(root)
     for path in candidates:
+        if not path.is_file():  # a named pipe or socket would block the read forever
+            continue
         relative = path.name if path == root else path.relative_to(root).as_posix()
         if matcher and not (matcher.match(path.name) or matcher.match(relative)):
             continue

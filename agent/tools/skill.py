@@ -38,8 +38,7 @@ def skill_tool(skills: dict[str, Skill], exclude: str | None = None) -> Tool:
             body = render(skill, args, context.workspace.cwd)
         except SkillError as exc:  # e.g. SKILL.md removed since discovery
             raise ToolError(str(exc)) from None
-        if skill.model:
-            context.agent.model = skill.model
+        activate_skill(context.agent, skill)
         return body
 
     parameters = object_schema(
@@ -50,6 +49,15 @@ def skill_tool(skills: dict[str, Skill], exclude: str | None = None) -> Tool:
         ["skill"],
     )
     return Tool("Skill", DESCRIPTION, parameters, run, read_only=True)
+
+
+def activate_skill(agent: AgentSpec, skill: Skill) -> None:
+    """An inline skill's effect on the conversation that loaded it, for the rest of the run: its
+    `model` takes over, and its `allowed-tools` need no approval."""
+    if skill.model:
+        agent.model = skill.model
+    if skill.allowed_tools and agent.policy is not None:
+        agent.policy = agent.policy.with_allowed(list(skill.allowed_tools))
 
 
 def run_forked_skill(skill: Skill, args: str, session, parent: AgentSpec, append_arguments: bool = True) -> Result:
@@ -64,4 +72,5 @@ def run_forked_skill(skill: Skill, args: str, session, parent: AgentSpec, append
         raise ToolError(f"skill {skill.name!r} names agent {kind!r}, which does not exist; valid: {', '.join(session.agents)}")
     body = render(skill, args, session.workspace.cwd, append_arguments=append_arguments)
     spec = subagent_spec(session, definition, parent.depth + 1, f"skill:{skill.name}", [skill.model], exclude_skill=skill.name)
+    spec.policy = parent.policy.with_allowed(list(skill.allowed_tools)) if parent.policy and skill.allowed_tools else parent.policy
     return run_subagent(spec, body, session, f"skill:{skill.name}", f"/{skill.name} ({kind})")

@@ -78,8 +78,13 @@ def decode(body: Any) -> Reply:
     choice = choices[0]
     if choice.get("finish_reason") == "error":
         raise ProviderError(f"the provider ended the reply with an error: {error_text(choice)}")
-    message = choice.get("message") or {}
-    calls = [_decode_call(raw, index) for index, raw in enumerate(message.get("tool_calls") or [])]
+    message = choice.get("message")
+    if not isinstance(message, dict):
+        raise ProviderError("the provider's reply has no message")
+    raw_calls = message.get("tool_calls") or []
+    if not isinstance(raw_calls, list) or not all(isinstance(raw, dict) for raw in raw_calls):
+        raise ProviderError("the provider's reply has malformed tool_calls")
+    calls = [_decode_call(raw, index) for index, raw in enumerate(raw_calls)]
     return Reply(
         text=_text_of(message.get("content")),
         tool_calls=calls,
@@ -111,12 +116,14 @@ def _text_of(content: Any) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        return "".join(part.get("text", "") for part in content if isinstance(part, dict))
+        return "".join(
+            part["text"] for part in content if isinstance(part, dict) and isinstance(part.get("text"), str)
+        )
     return ""
 
 
 def _decode_call(raw: dict, index: int) -> ToolCall:
-    function = raw.get("function") or {}
+    function = raw.get("function") if isinstance(raw.get("function"), dict) else {}
     call = ToolCall(id=str(raw.get("id") or f"call_{index}"), name=str(function.get("name") or ""), arguments={})
     text = function.get("arguments")
     if text in (None, ""):
@@ -126,7 +133,7 @@ def _decode_call(raw: dict, index: int) -> ToolCall:
         return call
     try:
         decoded = json.loads(text)
-    except (TypeError, ValueError) as exc:
+    except (TypeError, ValueError, RecursionError) as exc:
         call.arguments_error = f"the arguments are not valid JSON ({exc}); send a JSON object"
         return call
     if isinstance(decoded, dict):
