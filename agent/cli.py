@@ -18,6 +18,7 @@ from typing import Any, Sequence
 from agent import __version__
 from agent.conversation import Usage
 from agent.errors import AgentError, UsageError
+from agent.pricing import total_cost_usd
 
 log = logging.getLogger("agent")
 
@@ -95,6 +96,7 @@ def _print_json(subtype: str, text: str, turns: int, usage: Usage, started: floa
         "num_turns": turns,
         "duration_ms": int((time.monotonic() - started) * 1000),
         "usage": {**usage.as_dict(), "requests": usage.requests},
+        "total_cost_usd": total_cost_usd(session.client.usage_by_model) if session else None,
         # which Claude Code's result lacks: what each subagent run cost, in start order
         "subagents": session.subagent_runs if session else [],
         "permission_denials": session.permission_denials if session else [],

@@ -73,6 +73,7 @@ class ModelClient:
         self._lock = threading.Lock()
         self._count = 0
         self.usage = Usage()  # every request of the run: main conversation and subagents
+        self.usage_by_model: dict[str, Usage] = {}  # the same, per model, for the cost
 
     def complete(self, system: str, messages: list[dict], tools: list[dict], model: str) -> Reply:
         """One request: the reply to `messages` under `system`, offering `tools`."""
@@ -86,6 +87,7 @@ class ModelClient:
         reply = self.provider.wire.decode(body)
         with self._lock:
             self.usage.add(reply.usage)
+            self.usage_by_model.setdefault(model, Usage()).add(reply.usage)
         names = ", ".join(call.name for call in reply.tool_calls) or "none"
         log.info("reply %d: %d chars of text, tool calls: %s", number, len(reply.text), names)
         return reply

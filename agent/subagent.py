@@ -12,6 +12,7 @@ from typing import Any
 
 from agent.conversation import user_message
 from agent.loop import AgentSpec, Result, run_loop
+from agent.pricing import cost_usd
 from agent.prompt import subagent_system_prompt
 from agent.providers import resolve_model
 from agent.tools import Tool, ToolError, builtin_tools, by_name
@@ -91,5 +92,10 @@ def run_subagent(spec: AgentSpec, prompt: str, session, kind: str, description: 
     log.info("subagent %s (depth %d, %s) starts", spec.name, spec.depth, spec.model)
     result = run_loop(spec, [user_message(prompt)], session)
     log.info("subagent %s finished: %s after %d turns", spec.name, result.subtype, result.turns)
-    record.update(subtype=result.subtype, turns=result.turns, usage={**result.usage.as_dict(), "requests": result.usage.requests})
+    record.update(
+        subtype=result.subtype,
+        turns=result.turns,
+        usage={**result.usage.as_dict(), "requests": result.usage.requests},
+        cost_usd=cost_usd(spec.model, result.usage),
+    )
     return result

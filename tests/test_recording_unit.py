@@ -282,7 +282,7 @@ def test_record_writes_a_reviewable_cassette_without_secrets(recorded):
     assert interaction["request"]["uri"] == "http://scripted-model/api/v1/chat/completions"
     assert [k.lower() for k in interaction["response"]["headers"]] == ["content-type"]
     body = json.loads(interaction["request"]["body"])
-    assert body["messages"][0] == {"role": "system", "content": "cwd is {{workspace}}"}
+    assert body["messages"][0]["content"][0]["text"] == "cwd is {{workspace}}"
     assert json.loads(interaction["response"]["body"]["string"])["choices"][0]["message"]["content"] == "Hello from the server"
 
 

@@ -43,9 +43,15 @@ def chat_call(call_id: str, name: str, arguments) -> dict:
 # --- chat.encode ------------------------------------------------------------------------------------
 
 def test_chat_encode_system_first_and_plain_user_string():
-    body = chat.encode("You are helpful.", [user_message("hi")], [], "anthropic/claude-haiku-4.5", 8192)
+    body = chat.encode("You are helpful.", [user_message("hi")], [], "openai/gpt-5", 8192)
     assert body["messages"] == [
         {"role": "system", "content": "You are helpful."},
+        {"role": "user", "content": "hi"},
+    ]
+    assert "cache_control" not in body  # other models cache on their own
+    body = chat.encode("You are helpful.", [user_message("hi")], [], "anthropic/claude-haiku-4.5", 8192)
+    assert body["messages"] == [
+        {"role": "system", "content": [{"type": "text", "text": "You are helpful.", "cache_control": {"type": "ephemeral"}}]},
         {"role": "user", "content": "hi"},
     ]
     assert body["model"] == "anthropic/claude-haiku-4.5"
@@ -255,13 +261,13 @@ def test_messages_encode_shape():
         {"role": "user", "content": [tool_result("call_1", "ok"), tool_result("call_2", "bad", is_error=True)]},
     ]
     body = messages.encode("You are helpful.", conversation, TOOLS, "claude-haiku-4-5", 8192)
-    assert body["system"] == "You are helpful."
+    assert body["system"] == [{"type": "text", "text": "You are helpful.", "cache_control": {"type": "ephemeral"}}]
     assert body["model"] == "claude-haiku-4-5"
     assert body["max_tokens"] == 8192
     assert body["messages"] == conversation
     assert body["tools"] == [
         {"name": "Read", "description": "Read a file.", "input_schema": READ_SCHEMA},
-        {"name": "Bash", "description": "Run a command.", "input_schema": TOOLS[1]["parameters"]},
+        {"name": "Bash", "description": "Run a command.", "input_schema": TOOLS[1]["parameters"], "cache_control": {"type": "ephemeral"}},
     ]
     # the error flag is sent natively, not folded into the text
     assert body["messages"][2]["content"][1] == {

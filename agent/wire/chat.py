@@ -9,16 +9,20 @@ from agent.conversation import Reply, ToolCall, Usage
 from agent.errors import ProviderError
 
 PATH = "chat/completions"
+EPHEMERAL = {"type": "ephemeral"}
 
 
 def encode(system: str, messages: list[dict], tools: list[dict], model: str, max_tokens: int) -> dict:
-    """The chat-completions request body for the internal conversation."""
-    wire_messages: list[dict[str, Any]] = []
-    if system:
-        wire_messages.append({"role": "system", "content": system})
-    for message in messages:
-        wire_messages.extend(_encode_message(message))
-    body: dict[str, Any] = {"model": model, "max_tokens": max_tokens, "messages": wire_messages}
+    """The chat-completions request body for the internal conversation.
+
+    Stable parts come first and the growing conversation last, so each request's bytes are a
+    prefix of the next one's. For Anthropic models (through OpenRouter) the system prompt carries a
+    cache breakpoint and a top-level one lets the provider mark the latest message, so every turn
+    reuses the cached prefix without changing the shape of the messages."""
+    cached = model.startswith("anthropic/")
+    body: dict[str, Any] = {"model": model, "max_tokens": max_tokens}
+    if cached:
+        body["cache_control"] = EPHEMERAL
     if tools:
         body["tools"] = [
             {
@@ -27,6 +31,13 @@ def encode(system: str, messages: list[dict], tools: list[dict], model: str, max
             }
             for t in tools
         ]
+    wire_messages: list[dict[str, Any]] = []
+    if system:
+        content: Any = [{"type": "text", "text": system, "cache_control": EPHEMERAL}] if cached else system
+        wire_messages.append({"role": "system", "content": content})
+    for message in messages:
+        wire_messages.extend(_encode_message(message))
+    body["messages"] = wire_messages
     return body
 
 

@@ -9,18 +9,25 @@ from agent.conversation import Reply, ToolCall, Usage
 from agent.errors import ProviderError
 
 PATH = "v1/messages"
+EPHEMERAL = {"type": "ephemeral"}
 
 
 def encode(system: str, messages: list[dict], tools: list[dict], model: str, max_tokens: int) -> dict:
-    """The Messages API request body; the internal conversation is already in this shape."""
-    body: dict[str, Any] = {"model": model, "max_tokens": max_tokens}
-    if system:
-        body["system"] = system
-    body["messages"] = messages
+    """The Messages API request body; the internal conversation is already in this shape.
+
+    Prompt caching: breakpoints on the last tool and on the system prompt, and a top-level one that
+    the API places on the latest message, so a multi-turn run (and every subagent sharing tools)
+    reuses the cache. Stable parts come first and the conversation last, so each request's bytes
+    are a prefix of the next one's."""
+    body: dict[str, Any] = {"model": model, "max_tokens": max_tokens, "cache_control": EPHEMERAL}
     if tools:
         body["tools"] = [
             {"name": t["name"], "description": t["description"], "input_schema": t["parameters"]} for t in tools
         ]
+        body["tools"][-1]["cache_control"] = EPHEMERAL
+    if system:
+        body["system"] = [{"type": "text", "text": system, "cache_control": EPHEMERAL}]
+    body["messages"] = messages
     return body
 
 
