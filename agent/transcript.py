@@ -71,6 +71,6 @@ class Transcript:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             with open(self.path, "a", encoding="utf-8") as out:
                 out.write(json.dumps(entry, ensure_ascii=False) + "\n")
-        except OSError as exc:
+        except (OSError, ValueError) as exc:  # ValueError: text that cannot be encoded
             self.owner._failed.set()
-            log.warning("transcripts disabled: cannot write %s (%s)", self.path, exc.strerror or exc)
+            log.warning("transcripts disabled: cannot write %s (%s)", self.path, getattr(exc, "strerror", None) or exc)
