@@ -171,6 +171,14 @@ class Harness:
             self.model.close()
 
 
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    """An empty home folder for unit tests of discovery and settings."""
+    path = tmp_path / "home"
+    path.mkdir()
+    return path
+
+
 @pytest.fixture(autouse=True)
 def no_retry_sleep(monkeypatch):
     """Retries never really sleep in tests (tests that check waits record them instead)."""

@@ -32,13 +32,6 @@ def definition(tools=None, disallowed=(), name="probe") -> AgentDefinition:
 
 
 @pytest.fixture
-def home(tmp_path: Path) -> Path:
-    path = tmp_path / "home"
-    path.mkdir()
-    return path
-
-
-@pytest.fixture
 def repo(tmp_path: Path) -> Path:
     path = tmp_path / "outside" / "repo"
     (path / ".git").mkdir(parents=True)

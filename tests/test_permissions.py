@@ -21,13 +21,6 @@ def cwd(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def home(tmp_path: Path) -> Path:
-    path = tmp_path / "home"
-    path.mkdir()
-    return path
-
-
-@pytest.fixture
 def warnings():
     """Warning lines logged on the "agent" logger (the CLI may have turned its propagation off)."""
     lines: list[str] = []

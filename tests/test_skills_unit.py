@@ -28,13 +28,6 @@ def skill(name: str, description: str = "Does things.", **fields) -> Skill:
 
 
 @pytest.fixture
-def home(tmp_path: Path) -> Path:
-    path = tmp_path / "home"
-    path.mkdir()
-    return path
-
-
-@pytest.fixture
 def project(tmp_path: Path) -> Path:
     path = tmp_path / "project"
     path.mkdir()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 from agent.subagent import _positive_env, run_subagent, subagent_spec
