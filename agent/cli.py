@@ -77,6 +77,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except Exception as exc:  # a bug of ours: still one line (the traceback only under --verbose)
+        log.info("internal error", exc_info=True)
+        print(f"error: internal error: {type(exc).__name__}: {' '.join(str(exc).split())[:300]}", file=sys.stderr)
+        return 1
     if output_format == "json":
         _print_json(result.subtype, result.text.strip(), result.turns, session.client.usage, started, session)
     elif result.text.strip():
@@ -115,6 +119,8 @@ def _run(args: argparse.Namespace, env: os._Environ | dict):
 
     if args.prompt is None:
         raise UsageError("give a prompt with -p \"<prompt>\"")
+    if args.trace and not Path(args.trace).parent.is_dir():
+        raise UsageError(f"--trace: the folder of {args.trace} does not exist")
     if not args.prompt.strip():
         raise UsageError("the prompt is empty")
     max_turns = args.max_turns if args.max_turns is not None else 100

@@ -106,3 +106,9 @@ def test_started_as_the_tester_starts_it(provider, tmp_path):
     assert [r.path for r in model.requests] == (
         ["/api/v1/chat/completions"] * 2 if provider == "openrouter" else ["/v1/messages"] * 2
     )
+
+
+def test_a_trace_file_in_a_missing_folder_is_a_usage_error(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("OPENROUTER_API_KEY", "dummy")
+    assert cli.main(["-p", "hi", "--trace", str(tmp_path / "nowhere" / "t.jsonl")]) == 2
+    assert "--trace" in capsys.readouterr().err
