@@ -72,7 +72,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except AgentError as exc:
         print(f"error: {exc}", file=sys.stderr)
         if output_format == "json":
-            _print_json("error_during_execution", str(exc), 0, Usage(), started)
+            _print_json("error_during_execution", str(exc), 0, started)
         return exc.exit_code
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
@@ -82,7 +82,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: internal error: {type(exc).__name__}: {' '.join(str(exc).split())[:300]}", file=sys.stderr)
         return 1
     if output_format == "json":
-        _print_json(result.subtype, result.text.strip(), result.turns, session.client.usage, started, session)
+        _print_json(result.subtype, result.text.strip(), result.turns, started, session)
     elif result.text.strip():
         print(result.text.strip())
     if result.subtype == "error_max_turns":
@@ -91,7 +91,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
-def _print_json(subtype: str, text: str, turns: int, usage: Usage, started: float, session=None) -> None:
+def _print_json(subtype: str, text: str, turns: int, started: float, session=None) -> None:
+    usage = session.client.usage if session else Usage()
     result: dict[str, Any] = {
         "type": "result",
         "subtype": subtype,
@@ -111,10 +112,14 @@ def _print_json(subtype: str, text: str, turns: int, usage: Usage, started: floa
 
 
 def _run(args: argparse.Namespace, env: os._Environ | dict):
+    from agent.agents import discover_agents
     from agent.client import ModelClient
+    from agent.permissions import load_policy
     from agent.providers import select_provider
     from agent.run import run_prompt
     from agent.session import Session
+    from agent.skills import discover_skills
+    from agent.transcript import Transcripts
     from agent.workspace import Workspace
 
     if args.prompt is None:
@@ -129,22 +134,17 @@ def _run(args: argparse.Namespace, env: os._Environ | dict):
     provider = select_provider(env, args.provider, dummy_key="replay-key" if args.replay else None)
     timeout_ms = env.get("API_TIMEOUT_MS")
     client = ModelClient(provider, float(timeout_ms) / 1000 if timeout_ms else 600.0, args.trace)
-    cwd = Path.cwd()
-    from agent.agents import discover_agents
-    from agent.skills import discover_skills
-    from agent.permissions import load_policy
-    from agent.transcript import Transcripts
-
+    cwd, home = Path.cwd(), Path.home()
     session = Session(
         workspace=Workspace(cwd),
         client=client,
         model=args.model or env.get("AGENT_MODEL") or provider.default_model,
         max_turns=max_turns,
-        skills={skill.name: skill for skill in discover_skills(cwd, Path.home())},
-        agents=discover_agents(cwd, Path.home(), args.agents),
-        transcripts=None if args.no_session_persistence else Transcripts(Path.home(), cwd),
+        skills={skill.name: skill for skill in discover_skills(cwd, home)},
+        agents=discover_agents(cwd, home, args.agents),
+        transcripts=None if args.no_session_persistence else Transcripts(home, cwd),
         policy=load_policy(
-            cwd, Path.home(), args.permission_mode, args.allowed_tools, args.disallowed_tools,
+            cwd, home, args.permission_mode, args.allowed_tools, args.disallowed_tools,
             args.dangerously_skip_permissions,
         ),
     )

@@ -174,6 +174,11 @@ class Policy:
         return [f"--allowedTools '{rule}'", *extra]
 
 
+def grant(policy: Policy | None, rules: Iterable[str]) -> Policy | None:
+    """`policy` with `rules` (a skill's `allowed-tools`) approved too; unchanged when there are none."""
+    return policy.with_allowed(list(rules)) if policy is not None and rules else policy
+
+
 def load_policy(cwd: Path, home: Path, mode: str | None = None, allowed: Iterable[str] = (),
                 disallowed: Iterable[str] = (), skip_permissions: bool = False) -> Policy:
     """The policy of a session in `cwd`: the three settings files merged, then the flags added.

@@ -25,12 +25,12 @@ class Session:
     transcripts: Any = None  # agent.transcript.Transcripts, or None with --no-session-persistence
     policy: Any = None  # agent.permissions.Policy for the main conversation (subagents inherit it)
     permission_denials: list[dict[str, Any]] = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock)
 
     def record_denial(self, call) -> None:
         """Remember a refused tool call for the run's JSON result (Claude Code's permission_denials)."""
         with self.lock:
             self.permission_denials.append({"tool_name": call.name, "tool_use_id": call.id, "tool_input": call.arguments})
-    lock: threading.Lock = field(default_factory=threading.Lock)
 
     def transcript(self, agent_type: str):
         """A transcript for a new conversation of this run (None when not persisting)."""

@@ -12,6 +12,7 @@ from typing import Any
 
 from agent.conversation import user_message
 from agent.loop import AgentSpec, Result, run_loop
+from agent.permissions import grant
 from agent.pricing import cost_usd
 from agent.prompt import subagent_system_prompt
 from agent.providers import resolve_model
@@ -22,7 +23,8 @@ log = logging.getLogger("agent")
 DEFAULT_MAX_DEPTH = 3
 
 
-def _positive_env(name: str, default: int) -> int:
+def positive_env(name: str, default: int) -> int:
+    """A positive whole number from the environment variable `name`, else `default`."""
     try:
         return max(1, int(os.environ.get(name, default)))
     except ValueError:
@@ -31,7 +33,7 @@ def _positive_env(name: str, default: int) -> int:
 
 def max_depth() -> int:
     """How many subagent levels may be nested (CLAUDE_CODE_MAX_SUBAGENT_SPAWN_DEPTH; 1 disables nesting)."""
-    return _positive_env("CLAUDE_CODE_MAX_SUBAGENT_SPAWN_DEPTH", DEFAULT_MAX_DEPTH)
+    return positive_env("CLAUDE_CODE_MAX_SUBAGENT_SPAWN_DEPTH", DEFAULT_MAX_DEPTH)
 
 
 def available_tools(session, depth: int, exclude_skill: str | None = None) -> list[Tool]:
@@ -48,13 +50,18 @@ def available_tools(session, depth: int, exclude_skill: str | None = None) -> li
     return tools
 
 
-def subagent_spec(session, definition, depth: int, label: str, models: list[str | None] = (), exclude_skill: str | None = None) -> AgentSpec:
-    """The AgentSpec for running `definition` at `depth`: its body as system prompt (plus any
-    preloaded skills and the environment note), its filtered tools, and the first model of
-    `models` > the definition's > CLAUDE_CODE_SUBAGENT_MODEL > the main model."""
+def subagent_spec(
+    session, definition, parent: AgentSpec, label: str, models: list[str | None] = (),
+    exclude_skill: str | None = None, granted: tuple[str, ...] = (),
+) -> AgentSpec:
+    """The AgentSpec for running `definition` one level below `parent`: its body as system prompt
+    (plus any preloaded skills and the environment note), its filtered tools, the first model of
+    `models` > the definition's > CLAUDE_CODE_SUBAGENT_MODEL > the main model, and the parent's
+    permission policy (a subagent may do no more than its parent) plus the `granted` rules."""
     from agent.agents import filter_tools
     from agent.skill_render import render
 
+    depth = parent.depth + 1
     tools = available_tools(session, depth, exclude_skill)
     try:
         names = filter_tools([tool.name for tool in tools], definition)
@@ -78,6 +85,7 @@ def subagent_spec(session, definition, depth: int, label: str, models: list[str 
         max_turns=definition.max_turns or session.max_turns,
         depth=depth,
         transcript=session.transcript(label),
+        policy=grant(parent.policy, granted),
     )
 
 

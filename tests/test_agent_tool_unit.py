@@ -29,7 +29,7 @@ def test_a_tools_list_naming_no_real_tool_is_an_error_naming_the_entries(tmp_pat
     ctx = context(tmp_path)
     broken = AgentDefinition("typo", "Typos.", "Body", tools=("Grpe", "Raed"))
     with pytest.raises(ToolError, match="Grpe, Raed"):
-        subagent_spec(ctx.session, broken, 1, "typo")
+        subagent_spec(ctx.session, broken, ctx.agent, "typo")
 
 
 def test_agent_tool_is_withheld_at_the_depth_cap(tmp_path, monkeypatch):
@@ -43,7 +43,7 @@ def test_agent_tool_is_withheld_at_the_depth_cap(tmp_path, monkeypatch):
 def test_model_aliases_map_per_provider(tmp_path, monkeypatch):
     ctx = context(tmp_path)
     definition = AgentDefinition("m", "M.", "Body", model="inherit")
-    assert subagent_spec(ctx.session, definition, 1, "m").model == "main-model"
+    assert subagent_spec(ctx.session, definition, ctx.agent, "m").model == "main-model"
     monkeypatch.setenv("CLAUDE_CODE_SUBAGENT_MODEL", "some/full-id")
-    assert subagent_spec(ctx.session, AgentDefinition("n", "N.", "Body"), 1, "n").model == "some/full-id"
-    assert subagent_spec(ctx.session, AgentDefinition("n", "N.", "Body"), 1, "n", ["exact-id"]).model == "exact-id"
+    assert subagent_spec(ctx.session, AgentDefinition("n", "N.", "Body"), ctx.agent, "n").model == "some/full-id"
+    assert subagent_spec(ctx.session, AgentDefinition("n", "N.", "Body"), ctx.agent, "n", ["exact-id"]).model == "exact-id"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent.subagent import _positive_env, run_subagent, subagent_spec
+from agent.subagent import positive_env, run_subagent, subagent_spec
 from agent.tools.base import Tool, ToolError, object_schema
 
 DEFAULT_MAX_CONCURRENT = 20
@@ -20,7 +20,7 @@ INTRO = (
 
 def max_concurrent() -> int:
     """How many subagents may run at once (CLAUDE_CODE_MAX_CONCURRENT_SUBAGENTS)."""
-    return _positive_env("CLAUDE_CODE_MAX_CONCURRENT_SUBAGENTS", DEFAULT_MAX_CONCURRENT)
+    return positive_env("CLAUDE_CODE_MAX_CONCURRENT_SUBAGENTS", DEFAULT_MAX_CONCURRENT)
 
 
 def _describe(definition) -> str:
@@ -40,8 +40,7 @@ def agent_tool(agents: dict[str, Any]) -> Tool:
         definition = agents.get(kind)
         if definition is None:
             raise ToolError(f"unknown subagent_type {kind!r}; valid types: {', '.join(agents)}")
-        spec = subagent_spec(session, definition, context.agent.depth + 1, kind, [arguments.get("model")])
-        spec.policy = context.agent.policy  # a subagent may do no more than the agent that launched it
+        spec = subagent_spec(session, definition, context.agent, kind, [arguments.get("model")])
         with session.lock:
             if session.running_subagents >= max_concurrent():
                 raise ToolError(

@@ -6,6 +6,7 @@ from typing import Any
 
 from agent.loop import AgentSpec, Result
 from agent.skill_render import render
+from agent.permissions import grant
 from agent.skills import Skill, SkillError
 from agent.subagent import run_subagent, subagent_spec
 from agent.tools.base import Tool, ToolError, object_schema
@@ -56,8 +57,7 @@ def activate_skill(agent: AgentSpec, skill: Skill) -> None:
     `model` takes over, and its `allowed-tools` need no approval."""
     if skill.model:
         agent.model = skill.model
-    if skill.allowed_tools and agent.policy is not None:
-        agent.policy = agent.policy.with_allowed(list(skill.allowed_tools))
+    agent.policy = grant(agent.policy, skill.allowed_tools)
 
 
 def run_forked_skill(skill: Skill, args: str, session, parent: AgentSpec, append_arguments: bool = True) -> Result:
@@ -71,6 +71,8 @@ def run_forked_skill(skill: Skill, args: str, session, parent: AgentSpec, append
     if definition is None:
         raise ToolError(f"skill {skill.name!r} names agent {kind!r}, which does not exist; valid: {', '.join(session.agents)}")
     body = render(skill, args, session.workspace.cwd, append_arguments=append_arguments)
-    spec = subagent_spec(session, definition, parent.depth + 1, f"skill:{skill.name}", [skill.model], exclude_skill=skill.name)
-    spec.policy = parent.policy.with_allowed(list(skill.allowed_tools)) if parent.policy and skill.allowed_tools else parent.policy
+    spec = subagent_spec(
+        session, definition, parent, f"skill:{skill.name}", [skill.model],
+        exclude_skill=skill.name, granted=skill.allowed_tools,
+    )
     return run_subagent(spec, body, session, f"skill:{skill.name}", f"/{skill.name} ({kind})")
