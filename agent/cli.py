@@ -18,7 +18,7 @@ from typing import Any, Sequence
 from agent import __version__
 from agent.conversation import Usage
 from agent.errors import AgentError, UsageError
-from agent.pricing import total_cost_usd
+from agent.model.pricing import total_cost_usd
 
 log = logging.getLogger("agent")
 
@@ -112,14 +112,14 @@ def _print_json(subtype: str, text: str, turns: int, started: float, session=Non
 
 
 def _run(args: argparse.Namespace, env: os._Environ | dict):
-    from agent.agents import discover_agents
-    from agent.client import ModelClient
-    from agent.permissions import load_policy
-    from agent.providers import select_provider
+    from agent.model.client import ModelClient
+    from agent.model.providers import select_provider
+    from agent.permissions.settings import load_policy
     from agent.run import run_prompt
     from agent.session import Session
-    from agent.skills import discover_skills
-    from agent.transcript import Transcripts
+    from agent.skills.discovery import discover_skills
+    from agent.subagents.discovery import discover_agents
+    from agent.transcripts import Transcripts
     from agent.workspace import Workspace
 
     if args.prompt is None:
@@ -155,9 +155,9 @@ def _run(args: argparse.Namespace, env: os._Environ | dict):
 def _recording(args: argparse.Namespace, client, cwd: Path):
     if not (args.record or args.replay):
         return contextlib.nullcontext()
-    from agent import recording
+    from agent.record.cassette import cassette
 
     folders = {"workspace": cwd, "home": Path.home()}
     if args.record:
-        return recording.cassette(args.record, "record", client.http, folders)
-    return recording.cassette(args.replay, "replay", client.http, folders)
+        return cassette(args.record, "record", client.http, folders)
+    return cassette(args.replay, "replay", client.http, folders)

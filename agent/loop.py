@@ -7,7 +7,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agent.conversation import Usage
-from agent.tools import Tool, execute_all
+from agent.tools.base import Tool
+from agent.tools.execute import execute_all
 
 
 @dataclass

@@ -7,12 +7,12 @@ from agent.errors import UsageError
 from agent.loop import AgentSpec, Result, run_loop
 from agent.prompt import main_system_prompt
 from agent.session import Session
-from agent.skill_catalog import catalog_section
-from agent.skill_render import render
-from agent.slash import parse_slash, refused_user_invocation
-from agent.subagent import available_tools
-from agent.tools import by_name
-from agent.tools.skill import activate_skill, run_forked_skill
+from agent.skills.catalog import catalog_section
+from agent.skills.render import render
+from agent.skills.slash import parse_slash, refused_user_invocation
+from agent.skills.tool import activate_skill
+from agent.subagents.fork import run_forked_skill
+from agent.tools.execute import by_name
 
 
 DELEGATION = (
@@ -26,7 +26,7 @@ DELEGATION = (
 def main_agent(session: Session) -> AgentSpec:
     """The main conversation's agent: every tool, and a system prompt carrying the skill catalog
     and the agent types it can delegate to."""
-    tools = available_tools(session, depth=0)
+    tools = session.tools_for(depth=0)
     sections = [catalog_section(list(session.skills.values()))]
     if any(tool.name == "Agent" for tool in tools):
         sections.append(DELEGATION.format(names=", ".join(session.agents)))

@@ -26,3 +26,15 @@ class Workspace:
             return str(path.relative_to(self.cwd))
         except ValueError:
             return str(path)
+
+
+def project_folders(cwd: Path) -> list[Path]:
+    """`cwd` and its parents up to the repository root (the nearest one holding `.git`), nearest
+    first; only `cwd` when it is not inside a repository. Project definitions (agents, and memory
+    files) are looked up in each."""
+    start = Path(os.path.abspath(cwd))
+    chain = [start, *start.parents]
+    for index, folder in enumerate(chain):
+        if os.path.exists(folder / ".git"):  # a file in worktrees and submodules
+            return chain[:index + 1]
+    return [start]

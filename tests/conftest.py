@@ -182,7 +182,7 @@ def home(tmp_path: Path) -> Path:
 @pytest.fixture(autouse=True)
 def no_retry_sleep(monkeypatch):
     """Retries never really sleep in tests (tests that check waits record them instead)."""
-    from agent import retry
+    from agent.model import retry
 
     monkeypatch.setattr(retry, "sleep", lambda seconds: None)
 

@@ -2,12 +2,12 @@
 
 import pytest
 
-from agent.agents import BUILTIN_AGENTS, AgentDefinition
+from agent.subagents.definitions import BUILTIN_AGENTS, AgentDefinition
 from agent.loop import AgentSpec, ToolContext
 from agent.session import Session
-from agent.subagent import available_tools, subagent_spec
-from agent.tools import ToolError
-from agent.tools.agent_tool import agent_tool
+from agent.subagents.runner import subagent_spec
+from agent.tools.base import ToolError
+from agent.subagents.tool import agent_tool
 from agent.workspace import Workspace
 
 
@@ -34,7 +34,7 @@ def test_a_tools_list_naming_no_real_tool_is_an_error_naming_the_entries(tmp_pat
 
 def test_agent_tool_is_withheld_at_the_depth_cap(tmp_path, monkeypatch):
     ctx = context(tmp_path)
-    names = lambda depth: [t.name for t in available_tools(ctx.session, depth)]
+    names = lambda depth: [t.name for t in ctx.session.tools_for(depth)]
     assert "Agent" in names(2) and "Agent" not in names(3)
     monkeypatch.setenv("CLAUDE_CODE_MAX_SUBAGENT_SPAWN_DEPTH", "1")
     assert "Agent" in names(0) and "Agent" not in names(1)

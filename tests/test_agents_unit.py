@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from agent.agents import BUILTIN_AGENTS, AgentDefinition, discover_agents, filter_tools, parse_cli_agents, read_agent
+from agent.subagents.definitions import BUILTIN_AGENTS, AgentDefinition, filter_tools
+from agent.subagents.discovery import discover_agents, parse_cli_agents, read_agent
 from agent.errors import UsageError
-from agent.frontmatter import FrontmatterError
+from agent.skills.frontmatter import FrontmatterError
 
 TOOLS = ["Bash", "Read", "Write", "Edit", "Glob", "Grep", "Agent"]
 

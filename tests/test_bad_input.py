@@ -14,9 +14,10 @@ import pytest
 from agent import cli
 from agent.conversation import ToolCall
 from agent.session import Session
-from agent.skill_render import render
-from agent.skills import discover_skills
-from agent.tools import builtin_tools, by_name, execute
+from agent.skills.render import render
+from agent.skills.discovery import discover_skills
+from agent.tools import builtin_tools
+from agent.tools.execute import by_name, execute
 from agent.workspace import Workspace
 from scripted_model import ScriptedModel, call, text
 

@@ -10,7 +10,9 @@ from pathlib import Path
 import pytest
 
 from agent.errors import UsageError
-from agent.permissions import MODES, Decision, Policy, load_policy, split_command, split_rules
+from agent.permissions.policy import MODES, Decision, Policy
+from agent.permissions.rules import split_command, split_rules
+from agent.permissions.settings import load_policy
 
 
 @pytest.fixture

@@ -16,16 +16,18 @@ import yaml
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from agent.agents import AgentDefinition, read_agent
+from agent.subagents.definitions import AgentDefinition
+from agent.subagents.discovery import read_agent
 from agent.conversation import Reply, ToolCall, tool_result, user_message
 from agent.errors import AgentError, ProviderError
-from agent.frontmatter import FrontmatterError
+from agent.skills.frontmatter import FrontmatterError
 from agent.session import Session
-from agent.skill_render import split_arguments, substitute
-from agent.skills import Skill, SkillError, read_skill
-from agent.slash import MAX_STACKED_SKILLS, parse_slash
-from agent.tools import builtin_tools, by_name, execute
-from agent.wire import chat, messages
+from agent.skills.render import split_arguments, substitute
+from agent.skills.discovery import Skill, SkillError, read_skill
+from agent.skills.slash import MAX_STACKED_SKILLS, parse_slash
+from agent.tools import builtin_tools
+from agent.tools.execute import by_name, execute
+from agent.model.wire import chat, messages
 from agent.workspace import Workspace
 
 

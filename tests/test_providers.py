@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from agent.errors import UsageError
-from agent.providers import join_url, select_provider
-from agent.wire import chat, messages
+from agent.model.providers import join_url, select_provider
+from agent.model.wire import chat, messages
 
 OR_KEY = "sk-or-v1-test"
 AN_KEY = "sk-ant-test"

@@ -12,12 +12,13 @@ from pathlib import Path
 import pytest
 import yaml
 
-from agent.client import ModelClient
+from agent.model.client import ModelClient
 from agent.conversation import ToolCall
 from agent.errors import ProviderError, ReplayMismatch, UsageError
-from agent.providers import select_provider
-from agent.recording import cassette, first_difference
-from agent.tools import argument_problem, execute
+from agent.model.providers import select_provider
+from agent.record.cassette import cassette
+from agent.record.drift import first_difference
+from agent.tools.execute import argument_problem, execute
 from agent.tools.base import Tool, ToolError, object_schema
 
 SECRET = "sk-or-v1-" + "SECRET" * 3  # key-shaped at run time only, so no key-shaped literal sits in the repo

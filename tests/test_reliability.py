@@ -10,7 +10,7 @@ from pathlib import Path
 
 from conftest import CASSETTES, REPO
 from scripted_model import ScriptedModel, call, text
-from agent.transcript import project_slug
+from agent.transcripts import project_slug
 
 KEY_SHAPES = re.compile(r"sk-or-v1-[A-Za-z0-9]{8,}|sk-ant-[A-Za-z0-9_-]{8,}|Bearer [A-Za-z0-9_-]{20,}")
 FAKE_KEYS = {"openrouter": "sk-or-v1-" + "f00dcafe" * 8, "anthropic": "sk-ant-api03-" + "f00dcafe" * 8}

@@ -19,10 +19,11 @@ from email.utils import format_datetime
 
 import pytest
 
-from agent import cli, retry
-from agent.client import ModelClient
+from agent import cli
+from agent.model import retry
+from agent.model.client import ModelClient
 from agent.errors import ProviderError, UsageError
-from agent.providers import select_provider
+from agent.model.providers import select_provider
 from scripted_model import ScriptedModel, fail, raw, text
 
 KEYS = {"openrouter": "OPENROUTER_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from agent import skill_render
-from agent.skill_catalog import CATALOG_HEADER, CATALOG_INSTRUCTION, MAX_ENTRY_CHARS, catalog_section
-from agent.skill_render import render, split_arguments, substitute
-from agent.skills import Skill, SkillError, discover_skills, read_skill
-from agent.slash import SlashInvocation, parse_slash, refused_user_invocation
+from agent.skills import render as skill_render
+from agent.skills.catalog import CATALOG_HEADER, CATALOG_INSTRUCTION, MAX_ENTRY_CHARS, catalog_section
+from agent.skills.render import render, split_arguments, substitute
+from agent.skills.discovery import Skill, SkillError, discover_skills, read_skill
+from agent.skills.slash import SlashInvocation, parse_slash, refused_user_invocation
 
 
 def write_skill(root: Path, name: str, frontmatter: str, body: str = "Body.\n") -> Path:

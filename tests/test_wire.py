@@ -9,9 +9,9 @@ import pytest
 
 from agent.conversation import Reply, tool_result, user_message
 from agent.errors import ProviderError
-from agent.tools import execute
+from agent.tools.execute import execute
 from agent.tools.base import Tool, object_schema
-from agent.wire import chat, messages
+from agent.model.wire import chat, messages
 
 READ_SCHEMA = object_schema({"file_path": {"type": "string"}}, ["file_path"])
 TOOLS = [

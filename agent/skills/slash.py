@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from agent.skills import Skill
+from agent.skills.discovery import Skill
 
 # Claude Code expands the first skill plus up to five stacked after it.
 MAX_STACKED_SKILLS = 1 + 5

@@ -1,37 +1,16 @@
-"""Permissions: which tool calls may run without asking, in Claude Code's model.
-
-Rules come from `~/.claude/settings.json`, `<cwd>/.claude/settings.json` and
-`<cwd>/.claude/settings.local.json` (`"permissions": {"allow", "deny", "ask", "defaultMode"}`) and
-from the command-line flags. A rule is `Tool` (every use) or `Tool(specifier)`:
-
-- Bash: `Bash(git push:*)` (the command is `git push` or starts with `git push `), `Bash(npm run *)`
-  (`*` matches anything; a trailing ` *` also matches nothing) or an exact `Bash(ls -la)`. Compound
-  commands are split at `&&`, `||`, `;`, `|`, `&` and newlines, and `$(...)`, backquoted and `<(...)`
-  bodies count as commands of their own: every part must be allowed, any denied part denies all.
-- Files: gitignore-style patterns. `//abs/**` is absolute, `~/x/**` is in the home folder, and every
-  other pattern is relative to the workspace; a pattern without a `/` (`*.env`) matches at any depth.
-  `Edit(...)` rules also cover Write, and `Read(...)` rules also cover Glob and Grep.
-- `Agent(Explore)` names a subagent type and `Skill(name)` a skill; other specifiers never match.
-
-Order of decision: a deny rule refuses (in every mode); an ask rule refuses, since no one can answer in
--p mode, except in bypassPermissions; plan mode refuses anything that is not read-only; an allow rule
-approves; bypassPermissions approves; read-only tools and Agent need no approval; acceptEdits
-approves edits inside the workspace; everything else needs approval, which -p mode cannot give.
-"""
+"""The permission policy: given the merged rules and mode, may this tool call run? Claude Code's
+order of decision (see the package docstring); a refusal carries the sentence the model sees."""
 
 from __future__ import annotations
 
-import json
-import logging
 import os
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Iterable
 
-from agent.errors import UsageError
-from agent.permission_rules import command_matches, normal_path, parse_rule, path_matches, split_command
-
-log = logging.getLogger("agent")
+from agent.permissions.rules import (
+    command_matches, merge_rules, normal_path, parse_rule, path_matches, split_command, split_rules,
+)
 
 MODES = ("default", "acceptEdits", "bypassPermissions", "plan")
 READ_FAMILY = ("Read", "Glob", "Grep")  # a Read rule applies to every tool that reads files
@@ -83,7 +62,7 @@ class Policy:
     def with_allowed(self, rules: Iterable[str] | str) -> Policy:
         """This policy with extra allow rules, e.g. a skill's `allowed-tools` while it is active."""
         extra = split_rules(rules) if isinstance(rules, str) else [r for r in rules if isinstance(r, str)]
-        return replace(self, allow=_union(self.allow, extra))
+        return replace(self, allow=merge_rules(self.allow, extra))
 
     def _check_bash(self, command: str) -> Decision:
         """A command line is denied (or asked) when any part is, and allowed when every part is."""
@@ -177,82 +156,6 @@ class Policy:
 def grant(policy: Policy | None, rules: Iterable[str]) -> Policy | None:
     """`policy` with `rules` (a skill's `allowed-tools`) approved too; unchanged when there are none."""
     return policy.with_allowed(list(rules)) if policy is not None and rules else policy
-
-
-def load_policy(cwd: Path, home: Path, mode: str | None = None, allowed: Iterable[str] = (),
-                disallowed: Iterable[str] = (), skip_permissions: bool = False) -> Policy:
-    """The policy of a session in `cwd`: the three settings files merged, then the flags added.
-    Lists are joined; defaultMode comes from the most specific file; --permission-mode beats it and
-    --dangerously-skip-permissions beats both. An unknown flag mode raises UsageError."""
-    if mode is not None and mode not in MODES:
-        raise UsageError(f"unknown permission mode {mode!r}; valid modes: {', '.join(MODES)}")
-    lists: dict[str, tuple[str, ...]] = {"allow": (), "deny": (), "ask": ()}
-    chosen = "default"
-    files = [home / ".claude" / "settings.json", cwd / ".claude" / "settings.json",
-             cwd / ".claude" / "settings.local.json"]  # least specific first
-    for path in dict.fromkeys(normal_path(p) for p in files):  # home == cwd must not load a file twice
-        permissions = _read_permissions(path)
-        for key in lists:
-            lists[key] = _union(lists[key], _rule_list(permissions, key, path))
-        value = permissions.get("defaultMode")
-        if value in MODES:
-            chosen = value
-        elif value is not None:
-            log.warning("ignoring defaultMode %r in %s; valid modes: %s", value, path, ", ".join(MODES))
-    flag_rules = lambda values: [r for value in values for r in split_rules(value)]  # noqa: E731
-    chosen = "bypassPermissions" if skip_permissions else mode or chosen
-    return Policy(mode=chosen, allow=_union(lists["allow"], flag_rules(allowed)),
-                  deny=_union(lists["deny"], flag_rules(disallowed)), ask=lists["ask"],
-                  cwd=normal_path(cwd), home=normal_path(home))
-
-
-def split_rules(value: str) -> list[str]:
-    """The rules in a flag value: separated by spaces or commas, except inside parentheses."""
-    rules, current, depth = [], "", 0
-    for char in value:
-        if char in " \t\n," and depth == 0:
-            rules.append(current)
-            current = ""
-            continue
-        if char == "(":
-            depth += 1
-        elif char == ")" and depth:
-            depth -= 1
-        current += char
-    return [rule.strip() for rule in [*rules, current] if rule.strip()]
-
-
-def _read_permissions(path: Path) -> dict[str, Any]:
-    """The `permissions` object of a settings file; {} when it is missing or unusable (warned)."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return {}
-    except (OSError, UnicodeDecodeError) as error:
-        log.warning("ignoring %s: cannot read it (%s)", path, getattr(error, "strerror", None) or error)
-        return {}
-    except (ValueError, RecursionError) as error:
-        log.warning("ignoring %s: invalid JSON (%s)", path, str(error).splitlines()[0] if str(error) else "")
-        return {}
-    if not isinstance(data, dict):
-        log.warning("ignoring %s: the settings are not a JSON object", path)
-        return {}
-    if not isinstance(data.get("permissions", {}), dict):
-        log.warning("ignoring the permissions in %s: \"permissions\" is not an object", path)
-        return {}
-    return data.get("permissions", {})
-
-
-def _rule_list(permissions: dict[str, Any], key: str, path: Path) -> list[str]:
-    value = permissions.get(key, [])
-    if not isinstance(value, list) or not all(isinstance(rule, str) for rule in value):
-        log.warning("ignoring non-text rules in permissions.%s of %s", key, path)
-        value = value if isinstance(value, list) else []
-    return [rule.strip() for rule in value if isinstance(rule, str) and rule.strip()]
-
-
-def _union(first: Iterable[str], second: Iterable[str]) -> tuple[str, ...]:
-    return tuple(dict.fromkeys([*first, *second]))
 
 
 def _text(value: Any) -> str:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from agent.skills import Skill
+from agent.skills.discovery import Skill
 from agent.tools.shell import run_shell
 
 COMMAND_TIMEOUT_S = 30

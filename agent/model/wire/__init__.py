@@ -2,4 +2,6 @@
 
 Each format module offers `PATH` (appended to the base URL), `encode(...)`, `decode(body)` and
 `error_text(body)`.
+
+May import: `conversation`, `errors` only.
 """

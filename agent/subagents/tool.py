@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent.subagent import positive_env, run_subagent, subagent_spec
+from agent.subagents.runner import positive_env, run_subagent, subagent_spec
 from agent.tools.base import Tool, ToolError, object_schema
 
 DEFAULT_MAX_CONCURRENT = 20

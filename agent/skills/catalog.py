@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from agent.skills import Skill
+from agent.skills.discovery import Skill
 
 # Claude Code's fallback listing budget and its per-entry cap on description + when_to_use.
 CATALOG_BUDGET_CHARS = 8000

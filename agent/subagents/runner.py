@@ -1,7 +1,10 @@
-"""Subagents: the same loop, with a fresh conversation, its own system prompt, tools and model.
+"""Running a subagent: the same loop, with a fresh conversation, its own system prompt, tools and
+model.
 
 The Agent tool and forked skills both build their subagent here, so tool filtering, model
-resolution, the depth cap and the accounting have one implementation.
+resolution, the depth cap and the accounting have one implementation. The tools on offer come
+from the session (`session.tools_for`), which knows every tool, this layer's own Agent tool
+included, so nothing here imports the layer that assembles them.
 """
 
 from __future__ import annotations
@@ -12,11 +15,14 @@ from typing import Any
 
 from agent.conversation import user_message
 from agent.loop import AgentSpec, Result, run_loop
-from agent.permissions import grant
-from agent.pricing import cost_usd
+from agent.model.pricing import cost_usd
+from agent.model.providers import resolve_model
+from agent.permissions.policy import grant
 from agent.prompt import subagent_system_prompt
-from agent.providers import resolve_model
-from agent.tools import Tool, ToolError, builtin_tools, by_name
+from agent.skills.render import render
+from agent.subagents.definitions import AgentDefinition, filter_tools
+from agent.tools.base import ToolError
+from agent.tools.execute import by_name
 
 log = logging.getLogger("agent")
 
@@ -36,33 +42,16 @@ def max_depth() -> int:
     return positive_env("CLAUDE_CODE_MAX_SUBAGENT_SPAWN_DEPTH", DEFAULT_MAX_DEPTH)
 
 
-def available_tools(session, depth: int, exclude_skill: str | None = None) -> list[Tool]:
-    """Every tool an agent at `depth` may have before its definition filters them: the six
-    built-ins, Skill when there are skills the model may load, and Agent below the depth cap."""
-    from agent.tools.agent_tool import agent_tool
-    from agent.tools.skill import skill_tool
-
-    tools = builtin_tools()
-    if any(s.model_invocable and name != exclude_skill for name, s in session.skills.items()):
-        tools.append(skill_tool(session.skills, exclude=exclude_skill))
-    if depth < max_depth() and session.agents:
-        tools.append(agent_tool(session.agents))
-    return tools
-
-
 def subagent_spec(
-    session, definition, parent: AgentSpec, label: str, models: list[str | None] = (),
+    session, definition: AgentDefinition, parent: AgentSpec, label: str, models: list[str | None] = (),
     exclude_skill: str | None = None, granted: tuple[str, ...] = (),
 ) -> AgentSpec:
     """The AgentSpec for running `definition` one level below `parent`: its body as system prompt
     (plus any preloaded skills and the environment note), its filtered tools, the first model of
     `models` > the definition's > CLAUDE_CODE_SUBAGENT_MODEL > the main model, and the parent's
     permission policy (a subagent may do no more than its parent) plus the `granted` rules."""
-    from agent.agents import filter_tools
-    from agent.skill_render import render
-
     depth = parent.depth + 1
-    tools = available_tools(session, depth, exclude_skill)
+    tools = session.tools_for(depth, exclude_skill)
     try:
         names = filter_tools([tool.name for tool in tools], definition)
     except ValueError as exc:

@@ -13,10 +13,10 @@ from typing import Any, Callable
 
 import requests
 
-from agent import retry
+from agent.model import retry
 from agent.conversation import Reply, Usage
 from agent.errors import ProviderError
-from agent.providers import Provider
+from agent.model.providers import Provider
 
 log = logging.getLogger("agent")
 

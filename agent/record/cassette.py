@@ -23,98 +23,12 @@ from requests.adapters import HTTPAdapter
 from vcr.errors import CannotOverwriteExistingCassetteException
 
 from agent.errors import ReplayMismatch, UsageError
+from agent.record.drift import explain_mismatch, first_difference, json_body
 
 SERIALIZER = "agent-yaml"
 # what a replayed response needs: its type, and the provider's wait before a retry
 _KEPT_RESPONSE_HEADERS = {"content-type", "retry-after", "retry-after-ms"}
 _LOOPBACK = re.compile(r"^(https?)://(127\.0\.0\.1|localhost|\[::1\])(:\d+)?")
-
-
-def first_difference(recorded: Any, sent: Any, path: str = "$") -> tuple[str, Any, Any] | None:
-    """The first place where two JSON values differ, as (path, recorded value, sent value)."""
-    if isinstance(recorded, dict) and isinstance(sent, dict):
-        for key in list(recorded) + [k for k in sent if k not in recorded]:
-            if key not in recorded or key not in sent:
-                return f"{path}.{key}", recorded.get(key, "<absent>"), sent.get(key, "<absent>")
-            found = first_difference(recorded[key], sent[key], f"{path}.{key}")
-            if found:
-                return found
-        return None
-    if isinstance(recorded, list) and isinstance(sent, list):
-        for index, (a, b) in enumerate(zip(recorded, sent)):
-            found = first_difference(a, b, f"{path}[{index}]")
-            if found:
-                return found
-        if len(recorded) != len(sent):
-            return f"{path}.length", len(recorded), len(sent)
-        return None
-    # JSON true is not 1: compare types too (ints and floats stay comparable)
-    same_kind = type(recorded) is type(sent) or (
-        isinstance(recorded, (int, float)) and isinstance(sent, (int, float))
-        and not isinstance(recorded, bool) and not isinstance(sent, bool)
-    )
-    return None if same_kind and recorded == sent else (path, recorded, sent)
-
-
-def _json_body(request: Any) -> Any:
-    body = request.body
-    if isinstance(body, bytes):
-        body = body.decode("utf-8", errors="replace")
-    try:
-        return json.loads(body) if body else None
-    except ValueError:
-        return body
-
-
-def _match_json_body(live: Any, recorded: Any) -> None:
-    found = first_difference(_json_body(recorded), _json_body(live))
-    if found:
-        raise AssertionError(f"body differs at {found[0]}")
-
-
-def _brief(value: Any) -> str:
-    text = json.dumps(value, ensure_ascii=False) if not isinstance(value, str) else repr(value)
-    return text if len(text) <= 300 else text[:300] + "..."
-
-
-def explain_mismatch(cassette: Any, live_body: Any, path: str) -> str:
-    """A readable account of why a live request has no recorded twin: the first unplayed recorded
-    request and the first path where the two JSON payloads differ."""
-    unplayed = [i for i in range(len(cassette.data)) if cassette.play_counts[i] == 0]
-    if not unplayed:
-        return f"the run sent more requests than the cassette {path} holds ({len(cassette.data)}); re-record it"
-    index = unplayed[0]
-    sent = live_body
-    if isinstance(sent, bytes):
-        sent = sent.decode("utf-8", errors="replace")
-    try:
-        sent = json.loads(sent) if sent else None
-    except ValueError:
-        pass
-    recorded = _json_body(cassette.data[index][0])
-    found = first_difference(recorded, sent)
-    if not found:
-        return f"request {index + 1} does not match the cassette {path} (same body, other method or path)"
-    where, was, now = found
-    if isinstance(was, str) and isinstance(now, str):
-        was, now = _around_first_change(was, now)
-    return (
-        f"request {index + 1} differs from the cassette {path} at {where}: "
-        f"recorded {_brief(was)}, sent {_brief(now)} (re-record the cassette if the change is intended)"
-    )
-
-
-def _around_first_change(a: str, b: str, before: int = 40, after: int = 80) -> tuple[str, str]:
-    """Excerpts of two strings around the first character where they differ."""
-    index = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
-    start = max(0, index - before)
-    lead = "..." if start else ""
-
-    def cut(text: str) -> str:
-        tail = "..." if len(text) > index + after else ""
-        return lead + text[start : index + after] + tail
-
-    return cut(a), cut(b)
 
 
 # vcrpy briefly un-patches http.client globally while it builds a connection, so a connection
@@ -136,7 +50,10 @@ class _CassetteAdapter(HTTPAdapter):
             with _EXCHANGE_LOCK:
                 return super().send(request, **kwargs)
         except CannotOverwriteExistingCassetteException as exc:
-            raise ReplayMismatch(explain_mismatch(exc.cassette, request.body, self.cassette_path)) from None
+            cassette = exc.cassette
+            recorded = [json_body(recorded.body) for recorded, _ in cassette.data]
+            played = [cassette.play_counts[i] > 0 for i in range(len(cassette.data))]
+            raise ReplayMismatch(explain_mismatch(recorded, played, request.body, self.cassette_path)) from None
 
 
 def _placeholders(folders: dict[str, Path]) -> list[tuple[str, str]]:
@@ -193,6 +110,12 @@ class _Serializer:
     @staticmethod
     def deserialize(text: str) -> dict:
         return yaml.safe_load(text)
+
+
+def _match_json_body(live: Any, recorded: Any) -> None:
+    found = first_difference(json_body(recorded.body), json_body(live.body))
+    if found:
+        raise AssertionError(f"body differs at {found[0]}")
 
 
 def _vcr(folders: dict[str, Path]) -> vcr.VCR:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agent.frontmatter import (
+from agent.skills.frontmatter import (
     FrontmatterError, clean_body, field_text, parse_bool, parse_frontmatter, scalar_text, split_frontmatter,
     tool_list, word_list,
 )

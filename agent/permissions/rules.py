@@ -1,5 +1,6 @@
-"""Matching one permission rule's specifier: Bash commands (prefix, wildcard, exact; compound
-commands split into their parts) and gitignore-style file paths."""
+"""Permission rule syntax: reading rule lists, and matching one rule's specifier against a call:
+Bash commands (prefix, wildcard, exact; compound commands split into their parts) and
+gitignore-style file paths."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import re
 import warnings
 from functools import lru_cache
 from pathlib import Path
+from typing import Iterable
 
 _MAX_NESTING = 50  # deeper $(...) nesting is refused rather than read
 
@@ -173,3 +175,24 @@ def normal_path(path: Path) -> Path:
     """`path` made absolute and normalised, as the tools resolve it (symlinks not followed)."""
     text = os.path.normpath(os.path.abspath(path))
     return Path("/" + text.lstrip("/") if text.startswith("//") else text)  # POSIX keeps a leading //
+
+
+def split_rules(value: str) -> list[str]:
+    """The rules in a flag value: separated by spaces or commas, except inside parentheses."""
+    rules, current, depth = [], "", 0
+    for char in value:
+        if char in " \t\n," and depth == 0:
+            rules.append(current)
+            current = ""
+            continue
+        if char == "(":
+            depth += 1
+        elif char == ")" and depth:
+            depth -= 1
+        current += char
+    return [rule.strip() for rule in [*rules, current] if rule.strip()]
+
+
+def merge_rules(*lists: Iterable[str]) -> tuple[str, ...]:
+    """The rules of every list in order, each once."""
+    return tuple(dict.fromkeys(rule for rules in lists for rule in rules))

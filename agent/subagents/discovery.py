@@ -1,4 +1,4 @@
-"""Subagent definitions: the built-ins, Markdown files under `.claude/agents/`, and `--agents` JSON.
+"""Subagent discovery: Markdown files under `.claude/agents/`, `~/.claude/agents/`, and `--agents` JSON.
 
 A definition file is Markdown with YAML frontmatter; the body is the agent's system prompt.
 Precedence on a name clash: `--agents` > project (the nearest folder from cwd up to the
@@ -10,73 +10,21 @@ from __future__ import annotations
 import json
 import logging
 import os
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from agent.errors import UsageError
-from agent.frontmatter import (
+from agent.skills.frontmatter import (
     FrontmatterError, field_text, first_line, parse_frontmatter, scalar_text, tool_list, word_list,
 )
+from agent.subagents.definitions import BUILTIN_AGENTS, AgentDefinition
+from agent.workspace import project_folders
 
 log = logging.getLogger("agent")
 
 MAX_NAME_LENGTH = 256
 _FILE_FIELDS = frozenset({"name", "description", "tools", "disallowedTools", "model", "maxTurns", "skills"})
 _CLI_FIELDS = _FILE_FIELDS - {"name"} | {"prompt"}
-_TOOL_ALIASES = {"Task": "Agent"}  # the Agent tool was called Task; old definitions still say so
-
-
-@dataclass(frozen=True)
-class AgentDefinition:
-    """One kind of subagent: who it is, its system prompt, and what it may use."""
-
-    name: str
-    description: str
-    prompt: str  # the body: this agent's system prompt
-    tools: tuple[str, ...] | None = None  # None = inherit every tool; "Bash(git *)" names the Bash tool
-    disallowed_tools: tuple[str, ...] = ()
-    model: str | None = None  # alias (sonnet/opus/haiku/inherit) or full id, as written
-    max_turns: int | None = None
-    skills: tuple[str, ...] = ()  # skill names whose bodies are preloaded
-    source: str = "builtin"  # "builtin" | "user" | "project" | "cli"
-    path: Path | None = None
-
-
-_REPORT_BACK = (
-    "Your final message is returned to the agent that launched you, and it is all that agent sees of "
-    "your work: put everything it needs in that message, and follow any instructions about the form "
-    "of the answer exactly."
-)
-
-BUILTIN_AGENTS: dict[str, AgentDefinition] = {
-    "Explore": AgentDefinition(
-        name="Explore",
-        description="Fast read-only agent for exploring a codebase: finding files, searching code, "
-                    "answering questions about it.",
-        prompt=(
-            "You are a read-only exploration agent. Answer the question you were given by finding "
-            "files, searching code and reading it. Search broadly first (Glob, Grep), then read what "
-            "matters. Never modify anything: do not create, edit, move or delete files, and use Bash "
-            "only for commands that inspect (ls, git log, git diff, ...), never for ones that change "
-            "state. Report your findings with file paths (and line numbers where they help), and say "
-            "plainly what you could not find.\n\n" + _REPORT_BACK
-        ),
-        tools=("Read", "Glob", "Grep", "Bash"),
-    ),
-    "general-purpose": AgentDefinition(
-        name="general-purpose",
-        description="General-purpose agent for researching complex questions, searching for code, "
-                    "and executing multi-step tasks.",
-        prompt=(
-            "You are a general-purpose agent. Another agent delegated the task below to you: do it "
-            "completely with the tools you have, searching, reading, running commands and editing "
-            "files as the task requires. Look before you act and keep changes minimal. When done, "
-            "report back concisely: what you found or changed (with file paths), and anything left "
-            "undone.\n\n" + _REPORT_BACK
-        ),
-    ),
-}
 
 
 def discover_agents(cwd: Path, home: Path, cli_agents: str | None = None) -> dict[str, AgentDefinition]:
@@ -86,7 +34,7 @@ def discover_agents(cwd: Path, home: Path, cli_agents: str | None = None) -> dic
     each overriding the ones before on a name clash. Unusable files are skipped with one warning
     each; a bad --agents value raises UsageError."""
     from_cli = parse_cli_agents(cli_agents, cwd) if cli_agents is not None else {}
-    project_roots = [folder / ".claude" / "agents" for folder in _project_folders(Path(cwd))]
+    project_roots = [folder / ".claude" / "agents" for folder in project_folders(Path(cwd))]
     project: dict[str, AgentDefinition] = {}
     for root in project_roots:  # nearest first, so a farther definition never replaces one
         for name, definition in _agents_in(root, "project").items():
@@ -164,30 +112,6 @@ def parse_cli_agents(value: str, cwd: Path | None = None) -> dict[str, AgentDefi
     return agents
 
 
-def filter_tools(available: list[str], definition: AgentDefinition) -> list[str]:
-    """The names of `available` that `definition` may use, in their order: its disallowedTools
-    removed first (by tool name, so `Bash(git push *)` removes all of Bash), then only its `tools`
-    kept (all when None). "Task" stands for "Agent". Raises ValueError naming the entries when
-    `tools` is given and none of them names an available tool."""
-    denied = {_tool_name(entry) for entry in definition.disallowed_tools}
-    kept = [tool for tool in available if _tool_name(tool) not in denied]
-    if definition.tools is None:
-        return kept
-    offered = {_tool_name(tool) for tool in available}
-    unknown = [entry for entry in definition.tools if _tool_name(entry) not in offered]
-    # An explicitly empty list means "no tools", not a typo, so only a list of misses is refused.
-    if unknown and len(unknown) == len(definition.tools):
-        raise ValueError(
-            f"Agent '{definition.name}' would be spawned with zero tools: its tools list resolved to "
-            f"nothing (unrecognized: {', '.join(unknown)}). Fix the agent's tools field or use a "
-            "different subagent_type."
-        )
-    if unknown:
-        log.info(f"agent {definition.name!r}: ignoring unavailable tools {', '.join(unknown)}")
-    wanted = {_tool_name(entry) for entry in definition.tools}
-    return [tool for tool in kept if _tool_name(tool) in wanted]
-
-
 def _definition(name: str, description: str, prompt: str, fields: dict[str, Any], handled: frozenset[str],
                 source: str, path: Path | None) -> AgentDefinition:
     label = f"agent {name!r}" + (f" ({path})" if path else " (--agents)")
@@ -245,11 +169,6 @@ def _name_problem(name: str) -> str | None:
     return None
 
 
-def _tool_name(entry: str) -> str:
-    name = entry.split("(", 1)[0].strip()
-    return _TOOL_ALIASES.get(name, name)
-
-
 def _agents_in(root: Path, source: str) -> dict[str, AgentDefinition]:
     """The usable definitions under `root`, searched recursively in sorted path order; the first
     of a duplicated name wins. os.walk does not follow symlinked folders, so loops cannot hang us."""
@@ -271,17 +190,6 @@ def _agents_in(root: Path, source: str) -> dict[str, AgentDefinition]:
             continue
         agents[definition.name] = definition
     return agents
-
-
-def _project_folders(cwd: Path) -> list[Path]:
-    """cwd and its parents up to the repository root (the nearest one holding `.git`), nearest
-    first; only cwd when it is not inside a repository."""
-    start = Path(os.path.abspath(cwd))
-    chain = [start, *start.parents]
-    for index, folder in enumerate(chain):
-        if os.path.exists(folder / ".git"):  # a file in worktrees and submodules
-            return chain[:index + 1]
-    return [start]
 
 
 def _resolved(path: Path) -> Path | None:

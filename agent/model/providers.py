@@ -7,7 +7,7 @@ from types import ModuleType
 from typing import Mapping
 
 from agent.errors import UsageError
-from agent.wire import chat, messages
+from agent.model.wire import chat, messages
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,94 @@
+"""What a subagent is: its definition (who it is, its system prompt, the tools it may use), the
+built-in definitions, and how a definition's tool list filters the tools on offer."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+
+log = logging.getLogger("agent")
+
+_TOOL_ALIASES = {"Task": "Agent"}  # the Agent tool was called Task; old definitions still say so
+
+
+@dataclass(frozen=True)
+class AgentDefinition:
+    """One kind of subagent: who it is, its system prompt, and what it may use."""
+
+    name: str
+    description: str
+    prompt: str  # the body: this agent's system prompt
+    tools: tuple[str, ...] | None = None  # None = inherit every tool; "Bash(git *)" names the Bash tool
+    disallowed_tools: tuple[str, ...] = ()
+    model: str | None = None  # alias (sonnet/opus/haiku/inherit) or full id, as written
+    max_turns: int | None = None
+    skills: tuple[str, ...] = ()  # skill names whose bodies are preloaded
+    source: str = "builtin"  # "builtin" | "user" | "project" | "cli"
+    path: Path | None = None
+
+
+_REPORT_BACK = (
+    "Your final message is returned to the agent that launched you, and it is all that agent sees of "
+    "your work: put everything it needs in that message, and follow any instructions about the form "
+    "of the answer exactly."
+)
+
+BUILTIN_AGENTS: dict[str, AgentDefinition] = {
+    "Explore": AgentDefinition(
+        name="Explore",
+        description="Fast read-only agent for exploring a codebase: finding files, searching code, "
+                    "answering questions about it.",
+        prompt=(
+            "You are a read-only exploration agent. Answer the question you were given by finding "
+            "files, searching code and reading it. Search broadly first (Glob, Grep), then read what "
+            "matters. Never modify anything: do not create, edit, move or delete files, and use Bash "
+            "only for commands that inspect (ls, git log, git diff, ...), never for ones that change "
+            "state. Report your findings with file paths (and line numbers where they help), and say "
+            "plainly what you could not find.\n\n" + _REPORT_BACK
+        ),
+        tools=("Read", "Glob", "Grep", "Bash"),
+    ),
+    "general-purpose": AgentDefinition(
+        name="general-purpose",
+        description="General-purpose agent for researching complex questions, searching for code, "
+                    "and executing multi-step tasks.",
+        prompt=(
+            "You are a general-purpose agent. Another agent delegated the task below to you: do it "
+            "completely with the tools you have, searching, reading, running commands and editing "
+            "files as the task requires. Look before you act and keep changes minimal. When done, "
+            "report back concisely: what you found or changed (with file paths), and anything left "
+            "undone.\n\n" + _REPORT_BACK
+        ),
+    ),
+}
+
+
+def filter_tools(available: list[str], definition: AgentDefinition) -> list[str]:
+    """The names of `available` that `definition` may use, in their order: its disallowedTools
+    removed first (by tool name, so `Bash(git push *)` removes all of Bash), then only its `tools`
+    kept (all when None). "Task" stands for "Agent". Raises ValueError naming the entries when
+    `tools` is given and none of them names an available tool."""
+    denied = {tool_name(entry) for entry in definition.disallowed_tools}
+    kept = [tool for tool in available if tool_name(tool) not in denied]
+    if definition.tools is None:
+        return kept
+    offered = {tool_name(tool) for tool in available}
+    unknown = [entry for entry in definition.tools if tool_name(entry) not in offered]
+    # An explicitly empty list means "no tools", not a typo, so only a list of misses is refused.
+    if unknown and len(unknown) == len(definition.tools):
+        raise ValueError(
+            f"Agent '{definition.name}' would be spawned with zero tools: its tools list resolved to "
+            f"nothing (unrecognized: {', '.join(unknown)}). Fix the agent's tools field or use a "
+            "different subagent_type."
+        )
+    if unknown:
+        log.info(f"agent {definition.name!r}: ignoring unavailable tools {', '.join(unknown)}")
+    wanted = {tool_name(entry) for entry in definition.tools}
+    return [tool for tool in kept if tool_name(tool) in wanted]
+
+
+def tool_name(entry: str) -> str:
+    """The tool an entry of a tools list names: `Bash(git *)` names Bash, `Task` names Agent."""
+    name = entry.split("(", 1)[0].strip()
+    return _TOOL_ALIASES.get(name, name)

@@ -1,0 +1,30 @@
+"""A skill with `context: fork`: its rendered body run as a subagent's only message.
+
+Slash commands call this directly; the Skill tool is handed it as a callable by the session, since
+the skills layer sits below this one.
+"""
+
+from __future__ import annotations
+
+from agent.loop import AgentSpec, Result
+from agent.skills.discovery import Skill
+from agent.skills.render import render
+from agent.subagents.definitions import BUILTIN_AGENTS
+from agent.subagents.runner import run_subagent, subagent_spec
+from agent.tools.base import ToolError
+
+
+def run_forked_skill(skill: Skill, args: str, session, parent: AgentSpec, append_arguments: bool = True) -> Result:
+    """Run `skill` in a subagent whose only message is the rendered body: no user question, no
+    earlier history, no skill catalog, and not this skill among its tools. Its `agent` field picks
+    the definition (system prompt, tools, model; general-purpose by default); its `model` wins."""
+    kind = skill.agent or "general-purpose"
+    definition = session.agents.get(kind) or BUILTIN_AGENTS.get(kind)
+    if definition is None:
+        raise ToolError(f"skill {skill.name!r} names agent {kind!r}, which does not exist; valid: {', '.join(session.agents)}")
+    body = render(skill, args, session.workspace.cwd, append_arguments=append_arguments)
+    spec = subagent_spec(
+        session, definition, parent, f"skill:{skill.name}", [skill.model],
+        exclude_skill=skill.name, granted=skill.allowed_tools,
+    )
+    return run_subagent(spec, body, session, f"skill:{skill.name}", f"/{skill.name} ({kind})")

@@ -1,0 +1,123 @@
+"""The one place tool calls are executed: arguments checked against the schema, the permission
+policy consulted, the tool run, and every failure turned into an error result the model sees."""
+
+from __future__ import annotations
+
+import logging
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Iterable
+
+from agent.conversation import ToolCall, tool_result
+from agent.errors import AgentError
+from agent.tools.base import Tool, ToolError
+
+log = logging.getLogger("agent")
+
+_JSON_TYPES = {
+    "string": str,
+    "integer": int,
+    "number": (int, float),
+    "boolean": bool,
+    "object": dict,
+    "array": list,
+}
+
+
+def argument_problem(arguments: dict[str, Any], schema: dict[str, Any]) -> str | None:
+    """Why `arguments` do not fit the tool's schema, or None when they do."""
+    properties = schema.get("properties", {})
+    missing = [name for name in schema.get("required", []) if name not in arguments]
+    if missing:
+        return f"missing required argument(s): {', '.join(missing)}"
+    for name, value in arguments.items():
+        if name not in properties:
+            if schema.get("additionalProperties") is False:
+                return f"unknown argument {name!r}; expected: {', '.join(properties)}"
+            continue
+        expected = properties[name].get("type")
+        python_type = _JSON_TYPES.get(expected)
+        # bool is an int in Python, but not in JSON
+        wrong_bool = expected in ("integer", "number") and isinstance(value, bool)
+        if python_type and (not isinstance(value, python_type) or wrong_bool):
+            return f"argument {name!r} must be of type {expected}, got {type(value).__name__}"
+    return None
+
+
+def execute(call: ToolCall, tools: dict[str, Tool], context: Any) -> dict[str, Any]:
+    """Run one tool call and return its tool_result block; every failure becomes an error result."""
+    tool = tools.get(call.name)
+    if tool is None:
+        available = ", ".join(tools) or "none"
+        return _error(call, f"unknown tool {call.name!r}; available tools: {available}")
+    if call.arguments_error:
+        return _error(call, f"{call.name}: {call.arguments_error}")
+    problem = argument_problem(call.arguments, tool.parameters)
+    if problem:
+        return _error(call, f"{call.name}: {problem}")
+    refusal = _permission_refusal(call, tool, context)
+    if refusal:
+        return _error(call, refusal)
+    try:
+        output = tool.run(call.arguments, context)
+    except ToolError as exc:
+        return _error(call, str(exc))
+    except AgentError:
+        raise
+    except Exception as exc:  # a bug or an OS failure in one tool must not end the run
+        return _error(call, f"{call.name} failed: {type(exc).__name__}: {exc}")
+    log.info("tool %s %s -> %d chars", call.name, _brief(call.arguments), len(output))
+    return tool_result(call.id, output)
+
+
+def _permission_refusal(call: ToolCall, tool: Tool, context: Any) -> str | None:
+    """Why the running agent's permission policy refuses this call (None when it may run). In -p
+    mode nobody can be asked, so a call that needs approval and has none is refused."""
+    policy = getattr(getattr(context, "agent", None), "policy", None)
+    if policy is None:
+        return None
+    decision = policy.check(call.name, call.arguments, tool.read_only)
+    if decision.allowed:
+        return None
+    context.session.record_denial(call)
+    return decision.reason
+
+
+def execute_all(calls: list[ToolCall], tools: dict[str, Tool], context: Any) -> list[dict[str, Any]]:
+    """Run every call of a reply and return their results in call order. Consecutive calls of
+    `parallel` tools (subagents) run concurrently; everything else runs one after another."""
+    results: list[dict[str, Any]] = []
+    start = 0
+    while start < len(calls):
+        end = start
+        while end < len(calls) and _is_parallel(calls[end], tools):
+            end += 1
+        if end - start > 1:
+            with ThreadPoolExecutor(max_workers=end - start) as pool:
+                futures = [pool.submit(execute, call, tools, context) for call in calls[start:end]]
+                results.extend(future.result() for future in futures)
+            start = end
+        else:
+            results.append(execute(calls[start], tools, context))
+            start += 1
+    return results
+
+
+def _is_parallel(call: ToolCall, tools: dict[str, Tool]) -> bool:
+    tool = tools.get(call.name)
+    return bool(tool and tool.parallel)
+
+
+def _error(call: ToolCall, message: str) -> dict[str, Any]:
+    log.info("tool %s %s -> error: %s", call.name, _brief(call.arguments), message)
+    return tool_result(call.id, message, is_error=True)
+
+
+def _brief(arguments: dict[str, Any]) -> str:
+    text = ", ".join(f"{k}={v!r}" for k, v in arguments.items())
+    return f"({text[:200]}{'...' if len(text) > 200 else ''})"
+
+
+def by_name(tools: Iterable[Tool]) -> dict[str, Tool]:
+    """Tools keyed by name, in offering order."""
+    return {tool.name: tool for tool in tools}
+
