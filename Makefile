@@ -1,7 +1,7 @@
 # Two commands for a newcomer: `make demo` and `make test`. Everything else is for maintainers.
 PYTHON ?= python3
 VENV := .venv
-STAMP := $(VENV)/.installed-test
+STAMP := $(VENV)/.installed-path-test
 DEMO_PROMPT := Fix the failing test
 DEMO_CASSETTE := $(CURDIR)/cassettes/demo/test_fix_the_failing_test-openrouter.yaml
 DEMO_SKILL_PROMPT := Who is on the on-call rotation right now?
@@ -15,8 +15,9 @@ setup: $(STAMP)
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(VENV)/bin/python -m pip install --quiet --disable-pip-version-check -e '.[test]'
-	touch $(VENV)/.installed $@
+	$(VENV)/bin/python -m pip install --quiet --disable-pip-version-check \
+	  --config-settings editable_mode=compat -e '.[test]'
+	touch $(VENV)/.installed-path $@
 
 # Replays every cassette; the network is blocked (loopback test servers aside) and no key is needed.
 test: setup

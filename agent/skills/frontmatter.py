@@ -12,11 +12,8 @@ import datetime
 import re
 from typing import Any
 
-import yaml
-
 from agent.errors import AgentError
 
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # the C loader when libyaml is built in
 _CLOSING_FENCE = re.compile(r"^---[ \t]*\r?$", re.MULTILINE)
 _LEADING_BLANK_LINES = re.compile(r"(?:[ \t]*\r?\n)+")
 TRUE_WORDS = frozenset({"true", "yes", "on", "1"})
@@ -43,8 +40,11 @@ def split_frontmatter(text: str) -> tuple[str, str] | None:
 def load_mapping(source: str) -> dict[str, Any]:
     """The YAML mapping in `source`, its keys as text (keys that are not scalars are dropped).
     Raises FrontmatterError, and nothing else, when it is not valid YAML or not a mapping."""
+    import yaml  # here, not at the top: a run with no skills or agents on disk never needs it
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # the C loader when libyaml is built in
     try:
-        fields = yaml.load(source, Loader=_LOADER)
+        fields = yaml.load(source, Loader=loader)
     except Exception as error:  # PyYAML also raises ValueError and RecursionError on odd input
         raise FrontmatterError(f"invalid YAML frontmatter ({first_line(error)})") from None
     if not isinstance(fields, dict):
