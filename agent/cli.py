@@ -16,8 +16,9 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from agent import __version__
-from agent.conversation import Usage
+from agent.conversation import Stop, Usage
 from agent.errors import AgentError, UsageError
+from agent.model.limits import context_window
 from agent.model.pricing import total_cost_usd
 
 log = logging.getLogger("agent")
@@ -81,23 +82,49 @@ def main(argv: Sequence[str] | None = None) -> int:
         log.info("internal error", exc_info=True)
         print(f"error: internal error: {type(exc).__name__}: {' '.join(str(exc).split())[:300]}", file=sys.stderr)
         return 1
+    problem = _problem(result, session)
     if output_format == "json":
-        _print_json(result.subtype, result.text.strip(), result.turns, started, session)
+        _print_json(result.subtype, result.text.strip(), result.turns, started, session, result.stop_reason, problem is not None)
     elif result.text.strip():
         print(result.text.strip())
-    if result.subtype == "error_max_turns":
-        print(f"error: stopped after reaching the turn limit ({result.turns} turns; raise --max-turns)", file=sys.stderr)
+    if problem:
+        print(f"error: {problem}", file=sys.stderr)
         return 1
     return 0
 
 
-def _print_json(subtype: str, text: str, turns: int, started: float, session=None) -> None:
+def _problem(result, session) -> str | None:
+    """Why the answer printed is not a complete one (None when it is): the turn limit, or a last
+    reply that was cut off, refused or out of context. Any of these exits 1."""
+    if result.subtype == "error_max_turns":
+        return f"stopped after reaching the turn limit ({result.turns} turns; raise --max-turns)"
+    model = session.model
+    if result.stop_reason == Stop.MAX_TOKENS:
+        limit = session.client.limits.max_tokens(model)
+        return (
+            f"the answer was cut off at the output limit ({limit} tokens for {model}) and is incomplete; "
+            "raise CLAUDE_CODE_MAX_OUTPUT_TOKENS or ask for less"
+        )
+    if result.stop_reason == Stop.REFUSAL:
+        return "the model refused to answer"
+    if result.stop_reason == Stop.CONTEXT_EXCEEDED:
+        window = context_window(model)
+        size = f"{window:,} tokens" if window else "its limit"
+        return f"the conversation filled {model}'s context window ({size}); start again with less in it"
+    return None
+
+
+def _print_json(
+    subtype: str, text: str, turns: int, started: float, session=None, stop_reason: str | None = None,
+    is_error: bool | None = None,
+) -> None:
     usage = session.client.usage if session else Usage()
     result: dict[str, Any] = {
         "type": "result",
         "subtype": subtype,
-        "is_error": subtype != "success",
+        "is_error": subtype != "success" if is_error is None else is_error,
         "result": text,
+        "stop_reason": stop_reason,
         "num_turns": turns,
         "duration_ms": int((time.monotonic() - started) * 1000),
         "usage": {**usage.as_dict(), "requests": usage.requests},
@@ -148,6 +175,7 @@ def _run(args: argparse.Namespace, env: os._Environ | dict):
             args.dangerously_skip_permissions,
         ),
     )
+    client.limits.thinking(session.model)  # a thinking budget that leaves no room fails before any request
     with _recording(args, client, cwd):
         return run_prompt(args.prompt, session), session
 
