@@ -117,6 +117,8 @@ def _run(args: argparse.Namespace, env: os._Environ | dict):
     from agent.permissions.settings import load_policy
     from agent.run import run_prompt
     from agent.session import Session
+    from agent.skills.cache import FrontmatterCache, cache_path
+    from agent.skills.catalog import CATALOG_BUDGET_CHARS
     from agent.skills.discovery import discover_skills
     from agent.subagents.discovery import discover_agents
     from agent.transcripts import Transcripts
@@ -135,13 +137,18 @@ def _run(args: argparse.Namespace, env: os._Environ | dict):
     timeout_ms = env.get("API_TIMEOUT_MS")
     client = ModelClient(provider, float(timeout_ms) / 1000 if timeout_ms else 600.0, args.trace)
     cwd, home = Path.cwd(), Path.home()
+    cache = FrontmatterCache(cache_path(home, env))
+    skills = {skill.name: skill for skill in discover_skills(cwd, home, cache)}
+    agents = discover_agents(cwd, home, args.agents, cache)
+    cache.save()
     session = Session(
         workspace=Workspace(cwd),
         client=client,
         model=args.model or env.get("AGENT_MODEL") or provider.default_model,
         max_turns=max_turns,
-        skills={skill.name: skill for skill in discover_skills(cwd, home)},
-        agents=discover_agents(cwd, home, args.agents),
+        skills=skills,
+        agents=agents,
+        catalog_budget=_positive_int(env, "SLASH_COMMAND_TOOL_CHAR_BUDGET", CATALOG_BUDGET_CHARS),
         transcripts=None if args.no_session_persistence else Transcripts(home, cwd),
         policy=load_policy(
             cwd, home, args.permission_mode, args.allowed_tools, args.disallowed_tools,
@@ -150,6 +157,16 @@ def _run(args: argparse.Namespace, env: os._Environ | dict):
     )
     with _recording(args, client, cwd):
         return run_prompt(args.prompt, session), session
+
+
+def _positive_int(env, name: str, default: int) -> int:
+    """A whole number > 0 from the environment variable `name`, or `default` when unset."""
+    value = (env.get(name) or "").strip()
+    if not value:
+        return default
+    if not (value.isascii() and value.isdigit() and int(value) > 0):
+        raise UsageError(f"{name} must be a whole number greater than 0, not {value!r}")
+    return int(value)
 
 
 def _recording(args: argparse.Namespace, client, cwd: Path):

@@ -79,7 +79,7 @@ class Harness:
         )
         self.model: ScriptedModel | None = None
         for variable in list(os.environ):
-            if variable.startswith(("OPENROUTER_", "ANTHROPIC_", "AGENT_", "CLAUDE_")) or variable == "API_TIMEOUT_MS":
+            if variable.startswith(("OPENROUTER_", "ANTHROPIC_", "AGENT_", "CLAUDE_")) or variable in ("API_TIMEOUT_MS", "XDG_CACHE_HOME", "SLASH_COMMAND_TOOL_CHAR_BUDGET"):
                 monkeypatch.delenv(variable)
         monkeypatch.setenv("HOME", str(self.home))
         # as the CodeCrafters tester does; permission tests write their own settings

@@ -438,7 +438,8 @@ def test_reason_for_an_unapproved_command(cwd, home):
     decision = bash(policy(cwd, home), "rm -rf build")
     assert decision == Decision(False, (
         "Bash command 'rm -rf build' needs approval, and none can be given in -p mode; the user can "
-        "allow it with --allowedTools 'Bash(rm:*)' or a permissions.allow rule in .claude/settings.json."))
+        "allow it with --allowedTools 'Bash(rm:*)' or a permissions.allow rule in .claude/settings.json."),
+        kind="approval", suggestion="Bash(rm:*)")
 
 
 def test_reason_names_the_unapproved_part(cwd, home):

@@ -24,6 +24,8 @@ class Decision:
 
     allowed: bool
     reason: str  # for approvals, a few words for the log: which rule or mode approved
+    kind: str = ""  # for refusals: "deny", "ask", "plan" or "approval" (no rule approves it)
+    suggestion: str = ""  # for "approval" refusals of Bash: an allow rule that would approve it
 
 
 @dataclass(frozen=True)
@@ -84,7 +86,7 @@ class Policy:
             if not self._first_match(self.allow, "Bash", {"command": part}):
                 words = part.split()
                 rule = f"Bash({words[0]}:*)" if words else "Bash"
-                return _refusal("approval", _bash_subject(part, command), ways=[f"--allowedTools '{rule}'"])
+                return _refusal("approval", _bash_subject(part, command), ways=[f"--allowedTools '{rule}'"], suggestion=rule)
         return Decision(True, "allowed by the permission rules")
 
     def _first_match(self, rules: Iterable[str], tool: str, args: dict[str, Any]) -> str | None:
@@ -185,5 +187,5 @@ _REASONS = {  # what the model sees for each kind of refusal: what was refused, 
 }
 
 
-def _refusal(kind: str, subject: str, rule: str = "", ways: Iterable[str] = ()) -> Decision:
-    return Decision(False, _REASONS[kind].format(subject=subject, rule=rule, ways=", ".join(ways)))
+def _refusal(kind: str, subject: str, rule: str = "", ways: Iterable[str] = (), suggestion: str = "") -> Decision:
+    return Decision(False, _REASONS[kind].format(subject=subject, rule=rule, ways=", ".join(ways)), kind, suggestion)
