@@ -10,7 +10,8 @@ from typing import Any, Iterable
 
 from agent.errors import UsageError
 from agent.permissions.policy import MODES, Policy
-from agent.permissions.rules import merge_rules, normal_path, split_rules
+from agent.permissions.paths import normal_path
+from agent.permissions.rules import merge_rules, split_rules
 
 log = logging.getLogger("agent")
 
