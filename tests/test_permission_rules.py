@@ -1,10 +1,12 @@
 """Rules read the way Claude Code reads them (issue 11): for each point a rule, a call it must match
 and a call it must not, as a deny rule (in bypass mode, where only deny rules refuse) and as an allow
-rule (in default mode, where only allow rules approve); and a property: a denied command stays
-denied behind a prefix."""
+rule (in default mode, where only allow rules approve); the settings keys; a warning for each rule
+Claude Code would skip; and a property: a denied command stays denied behind a prefix."""
 
 from __future__ import annotations
 
+import json
+import logging
 from pathlib import Path
 
 import pytest
@@ -12,6 +14,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from agent.permissions.policy import Decision, Policy
+from agent.permissions.settings import load_policy
 
 
 @pytest.fixture
@@ -19,6 +22,20 @@ def cwd(tmp_path: Path) -> Path:
     path = tmp_path / "work"
     path.mkdir()
     return path
+
+
+@pytest.fixture
+def warnings():
+    lines: list[str] = []
+
+    class Collect(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            lines.append(record.getMessage())
+
+    handler, logger = Collect(level=logging.WARNING), logging.getLogger("agent")
+    logger.addHandler(handler)
+    yield lines
+    logger.removeHandler(handler)
 
 
 def decide(p: Policy, call: tuple[str, str]) -> Decision:
@@ -141,3 +158,70 @@ def test_a_denied_command_stays_denied_behind_a_prefix(words, cut, form, tmp_pat
         return  # the rule does not match this command (e.g. its words hold a `*` or parentheses)
     for variant in (f"VAR=x {command}", f"timeout 5 {command}", f"true && {command}"):
         assert not decide(p, ("Bash", variant)).allowed, (rule, variant)
+
+
+# --- settings keys and warnings ----------------------------------------------------------------------
+
+def write_settings(folder: Path, name: str, permissions) -> Path:
+    (folder / ".claude").mkdir(exist_ok=True)
+    path = folder / ".claude" / name
+    path.write_text(json.dumps({"permissions": permissions}))
+    return path
+
+
+@pytest.mark.parametrize("flags", [{"skip_permissions": True}, {"mode": "bypassPermissions"}, {}])
+def test_disable_bypass_in_any_file_prevents_bypass(cwd, home, warnings, flags):
+    write_settings(home, "settings.json", {"disableBypassPermissionsMode": "disable"})
+    write_settings(cwd, "settings.local.json", {"defaultMode": "bypassPermissions"})
+    p = load_policy(cwd, home, **flags)
+    assert p.mode == "default"
+    assert any("disableBypassPermissionsMode" in line and str(home) in line for line in warnings)
+    assert not p.check("Bash", {"command": "ls"}, False).allowed
+
+
+def test_disable_bypass_falls_back_to_the_next_mode(cwd, home, warnings):
+    write_settings(cwd, "settings.json", {"disableBypassPermissionsMode": True, "defaultMode": "acceptEdits"})
+    assert load_policy(cwd, home, skip_permissions=True).mode == "acceptEdits"
+    assert any('"disable"' in line for line in warnings)  # true is read as "disable", and said so
+    write_settings(cwd, "settings.json", {"disableBypassPermissionsMode": "no"})
+    assert load_policy(cwd, home, skip_permissions=True).mode == "bypassPermissions"
+
+
+def test_additional_directories_are_edited_like_the_workspace(cwd, home, tmp_path, warnings):
+    (tmp_path / "shared").mkdir()
+    write_settings(cwd, "settings.json", {"additionalDirectories": ["../shared", "~/notes", 3]})
+    p = load_policy(cwd, home, mode="acceptEdits")
+    assert p.check("Write", {"file_path": str(tmp_path / "shared" / "a.txt")}, False).allowed
+    assert p.check("Edit", {"file_path": "~/notes/todo.md"}, False).allowed
+    assert not p.check("Write", {"file_path": str(tmp_path / "other" / "a.txt")}, False).allowed
+    assert len(warnings) == 1 and "additionalDirectories" in warnings[0]
+
+
+@pytest.mark.parametrize("mode", ["dontAsk", "auto"])
+def test_dont_ask_and_auto_decide_as_default(cwd, home, warnings, mode):
+    write_settings(cwd, "settings.json", {"defaultMode": mode, "allow": ["Bash(ls:*)"]})
+    p = load_policy(cwd, home)
+    assert p.mode == mode
+    assert p.check("Bash", {"command": "ls -la"}, False).allowed
+    assert not p.check("Bash", {"command": "rm x"}, False).allowed
+    assert p.check("Read", {"file_path": "a"}, True).allowed
+    assert [line for line in warnings if "defaultMode" in line] == []
+    assert load_policy(cwd, home, mode=mode).mode == mode
+
+
+def test_each_rule_claude_code_would_skip_is_one_warning(cwd, home, warnings):
+    path = write_settings(cwd, "settings.json", {
+        "allow": ["Bash(npm test)", "Bash()", "Write(src/**)", "mcp__github__get_issue", "WebFetch(domain:x.org)"],
+        "deny": ["Read(./.env)", "Bash(rm -rf", "bash(rm *)", "Web*"],
+        "ask": ["Bash(git push:* --force)"],
+    })
+    load_policy(cwd, home, allowed=["Edit(*) Bash(:*)"])
+    assert len(warnings) == 6, warnings
+    assert all(str(path) in line for line in warnings[:5]) and "--allowedTools" in warnings[5]
+    assert all("\n" not in line for line in warnings)
+    assert "'Bash()'" in warnings[0] and "empty parentheses" in warnings[0] and "ignored" in warnings[0]
+    assert "'Write(src/**)'" in warnings[1] and "Edit" in warnings[1]
+    assert "'Bash(rm -rf'" in warnings[2] and "permissions.deny" in warnings[2]
+    assert "'bash(rm *)'" in warnings[3] and "any letter case" in warnings[3]
+    assert "read as Bash(git push * --force)" in warnings[4] and "permissions.ask" in warnings[4]
+    assert "'Bash(:*)'" in warnings[5]

@@ -1,8 +1,9 @@
 """Permissions: which tool calls may run without asking, in Claude Code's model.
 
-`settings` reads the rules and mode from `~/.claude/settings.json`, `<cwd>/.claude/settings.json` and
-`<cwd>/.claude/settings.local.json` (`"permissions": {"allow", "deny", "ask", "defaultMode"}`) and
-adds the command-line flags; `policy` decides each call; `rules` reads one rule; `commands` and `shell` match Bash rules, `paths` file rules.
+`settings` reads the rules, mode and keys of `~/.claude/settings.json`, `<cwd>/.claude/settings.json`
+and `<cwd>/.claude/settings.local.json` (`"permissions": {"allow", "deny", "ask", "defaultMode",
+"disableBypassPermissionsMode", "additionalDirectories"}`) and adds the command-line flags; `policy`
+decides each call; `rules` reads one rule; `commands` and `shell` match Bash rules, `paths` file rules.
 A rule is `Tool` or `Tool(*)` (every use) or `Tool(specifier)`, with `\\(`, `\\)` and `\\\\` escaped
 inside the parentheses; `Task` is the old name of `Agent`:
 
@@ -20,12 +21,13 @@ inside the parentheses; `Task` is the old name of `Agent`:
 - `Agent(Explore)` names a subagent type and `Skill(name)` a skill; other specifiers never match.
 
 A rule Claude Code would skip or never consult approves nothing; as a deny or ask rule it is read
-as its writer most plausibly meant it.
+as its writer most plausibly meant it, and each such rule is one warning naming its file.
 
 Order of decision: a deny rule refuses (in every mode); an ask rule refuses, since no one can answer in
 -p mode, except in bypassPermissions; plan mode refuses anything that is not read-only; an allow rule
 approves; bypassPermissions approves; read-only tools and Agent need no approval; acceptEdits
-approves edits inside the workspace; everything else needs approval, which -p mode cannot give.
+approves edits inside the workspace and the additional directories; everything else needs approval,
+which -p mode cannot give (dontAsk and auto decide as default does).
 
 May import: `errors` only. Every layer above may use it.
 """

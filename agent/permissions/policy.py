@@ -13,7 +13,9 @@ from agent.permissions.paths import normal_path, path_matches
 from agent.permissions.rules import Rule, merge_rules, read_rule, split_rules
 from agent.permissions.shell import literal, split_command
 
-MODES = ("default", "acceptEdits", "bypassPermissions", "plan")
+# dontAsk refuses whatever needs approval, which -p mode does anyway; auto needs Claude Code's
+# safety classifier, which we lack, so it decides as default does (as Claude Code falls back).
+MODES = ("default", "acceptEdits", "bypassPermissions", "plan", "dontAsk", "auto")
 READ_FAMILY = ("Read", "Glob", "Grep")  # a Read rule applies to every tool that reads files
 EDIT_FAMILY = ("Edit", "Write")  # an Edit rule applies to every tool that edits files
 FREE_TOOLS = ("Agent",)  # launching a subagent changes nothing; its own tools are checked
@@ -38,6 +40,7 @@ class Policy:
     ask: tuple[str, ...]
     cwd: Path
     home: Path
+    directories: tuple[Path, ...] = ()  # permissions.additionalDirectories: edited like the workspace
 
     def check(self, tool_name: str, arguments: dict, read_only: bool) -> Decision:
         """Decide one call of `tool_name` with `arguments`; `read_only` is the tool's flag."""
@@ -169,14 +172,19 @@ class Policy:
         except ValueError:
             return None
 
+    def _editable(self, path: Path) -> bool:
+        """Whether `path` lies in the workspace or one of the additional directories."""
+        return any(path == folder or folder in path.parents for folder in (normal_path(self.cwd), *self.directories))
+
     def _edit_inside(self, tool: str, args: dict[str, Any]) -> bool:
-        """Whether the call edits a file inside the workspace (what acceptEdits approves)."""
+        """Whether the call edits a file inside the workspace or an additional directory (what
+        acceptEdits approves)."""
         path = self._target(tool, args) if tool in EDIT_FAMILY else None
-        return path is not None and self._inside(path) is not None
+        return path is not None and self._editable(path)
 
     def _harmless_write(self, word: str) -> bool:
         """Whether a redirection to `word` may pass with an allow rule: it names a plain file in the
-        workspace that no Edit deny or ask rule covers, or /dev/null."""
+        workspace (or an additional directory) that no Edit deny or ask rule covers, or /dev/null."""
         text = literal(word)
         if not text or text in _QUIET_FILES:
             return text in _QUIET_FILES
