@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, replace
+from functools import cache
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from agent.permissions.commands import allow_forms, command_matches, deny_forms
 from agent.permissions.paths import normal_path, path_matches
@@ -48,14 +49,14 @@ class Policy:
         tool_name = tool_name if isinstance(tool_name, str) else ""
         if tool_name == "Bash":
             return self._check_bash(_text(args.get("command")))
-        subject = self._subject(tool_name, args)
-        if rule := self._first_match("deny", tool_name, args):
+        subject, paths = self._subject(tool_name, args), self._paths(tool_name, args)
+        if rule := self._first_match("deny", tool_name, args, paths):
             return _refusal("deny", subject, rule)
-        if self.mode != "bypassPermissions" and (rule := self._first_match("ask", tool_name, args)):
+        if self.mode != "bypassPermissions" and (rule := self._first_match("ask", tool_name, args, paths)):
             return _refusal("ask", subject, rule)
         if self.mode == "plan" and not (read_only or tool_name in FREE_TOOLS):
             return _refusal("plan", subject)
-        if rule := self._first_match("allow", tool_name, args):
+        if rule := self._first_match("allow", tool_name, args, paths):
             return Decision(True, f"allowed by the rule '{rule}'")
         if self.mode == "bypassPermissions":
             return Decision(True, "bypassPermissions mode")
@@ -119,11 +120,18 @@ class Policy:
         return next((text for text, rule in self._readings(kind) if rule.names("Bash") and (
             rule.specifier is None or command_matches(rule.specifier, form, whole))), None)
 
-    def _first_match(self, kind: str, tool: str, args: dict[str, Any]) -> str | None:
+    def _first_match(self, kind: str, tool: str, args: dict[str, Any], paths: Callable[[], list[Path]]
+                     ) -> str | None:
+        """The first rule of `kind` that covers this call (`paths`: see `_paths`)."""
         broad = kind != "allow"
-        return next((text for text, rule in self._readings(kind) if self._matches(rule, tool, args, broad)), None)
+        return next((text for text, rule in self._readings(kind) if self._matches(rule, tool, args, broad, paths)), None)
 
-    def _matches(self, rule: Rule, tool: str, args: dict[str, Any], broad: bool) -> bool:
+    def _paths(self, tool: str, args: dict[str, Any]) -> Callable[[], list[Path]]:
+        """The paths a file tool's call works on (see `_targets`), found once and only when a rule asks."""
+        return cache(lambda: self._targets(tool, args))
+
+    def _matches(self, rule: Rule, tool: str, args: dict[str, Any], broad: bool,
+                 paths: Callable[[], list[Path]]) -> bool:
         """Whether `rule` covers this call: the tool (or its family) and, if given, the specifier.
         A broad (deny or ask) path rule matches when any form of the path does, a strict one when
         all do."""
@@ -132,8 +140,7 @@ class Policy:
         if not family or rule.specifier is None:
             return family
         if tool in READ_FAMILY + EDIT_FAMILY:
-            targets = self._targets(tool, args)
-            hits = [path_matches(rule.specifier, path, self.cwd, self.home, broad) for path in targets]
+            hits = [path_matches(rule.specifier, path, self.cwd, self.home, broad) for path in paths()]
             return any(hits) if broad else bool(hits) and all(hits)
         if tool == "Agent":
             return command_matches(rule.specifier, _text(args.get("subagent_type")) or "general-purpose")
@@ -189,8 +196,9 @@ class Policy:
         if not text or text in _QUIET_FILES:
             return text in _QUIET_FILES
         args = {"file_path": str(normal_path(Path(self.cwd, text)))}
-        return (self._edit_inside("Edit", args) and not self._first_match("deny", "Edit", args)
-                and not self._first_match("ask", "Edit", args))
+        paths = self._paths("Edit", args)
+        return (self._edit_inside("Edit", args) and not self._first_match("deny", "Edit", args, paths)
+                and not self._first_match("ask", "Edit", args, paths))
 
     def _subject(self, tool: str, args: dict[str, Any]) -> str:
         """What the call does, as the refusal names it."""
