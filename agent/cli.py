@@ -19,6 +19,7 @@ from agent import __version__
 from agent.conversation import Usage
 from agent.errors import AgentError, UsageError
 from agent.model.pricing import total_cost_usd
+from agent.permissions.policy import MODES
 
 log = logging.getLogger("agent")
 
@@ -39,7 +40,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--output-format", choices=["text", "json"], default="text", help="text (default) or one JSON result object")
     parser.add_argument("--verbose", action="store_true", help="narrate requests and tool calls on stderr")
     parser.add_argument("--agents", metavar="JSON", help="extra subagent definitions: a JSON object, or a path to a JSON file")
-    parser.add_argument("--permission-mode", choices=["default", "acceptEdits", "bypassPermissions", "plan"], help="how tool calls are approved (default: settings, else default)")
+    parser.add_argument("--permission-mode", choices=MODES, help="how tool calls are approved (default: settings, else default)")
     parser.add_argument("--allowedTools", "--allowed-tools", dest="allowed_tools", action="append", default=[], metavar="RULES", help='rules approving tool calls, e.g. "Bash(git:*) Edit"')
     parser.add_argument("--disallowedTools", "--disallowed-tools", dest="disallowed_tools", action="append", default=[], metavar="RULES", help="rules refusing tool calls (they win over everything)")
     parser.add_argument("--dangerously-skip-permissions", action="store_true", help="approve every tool call that no deny rule refuses")
