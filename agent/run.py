@@ -3,23 +3,25 @@
 from __future__ import annotations
 
 from agent.conversation import user_message
-from agent.errors import UsageError
+from agent.errors import ProviderError, UsageError
 from agent.loop import AgentSpec, Result, run_loop
 from agent.prompt import main_system_prompt
 from agent.session import Session
 from agent.skills.catalog import catalog_section
+from agent.skills.commands import command_context
 from agent.skills.render import render
 from agent.skills.slash import parse_slash, refused_user_invocation
 from agent.skills.tool import activate_skill
 from agent.subagents.fork import run_forked_skill
+from agent.tools.base import ToolError
 from agent.tools.execute import by_name
 
 
 DELEGATION = (
     "Subagents: the Agent tool hands a self-contained task to a subagent, which starts with only your "
-    "prompt and returns one report. Agent types: {names}. When the user asks for an agent by name "
-    "(\"use the reviewer agent to ...\"), or a task matches a type's description, delegate to it with "
-    "that subagent_type and relay what it reports."
+    "prompt and returns one report; its description lists the agent types. When the user asks for an "
+    "agent by name (\"use the reviewer agent to ...\"), or a task matches a type's description, "
+    "delegate to it with that subagent_type and relay what it reports."
 )
 
 
@@ -27,9 +29,9 @@ def main_agent(session: Session) -> AgentSpec:
     """The main conversation's agent: every tool, and a system prompt carrying the skill catalog
     and the agent types it can delegate to."""
     tools = session.tools_for(depth=0)
-    sections = [catalog_section(list(session.skills.values()))]
+    sections = [catalog_section(session.catalogs.skill_lines, session.catalogs.shortened)]
     if any(tool.name == "Agent" for tool in tools):
-        sections.append(DELEGATION.format(names=", ".join(session.agents)))
+        sections.append(DELEGATION)
     return AgentSpec(
         name="main",
         system=main_system_prompt(str(session.workspace.cwd), [s for s in sections if s]),
@@ -53,10 +55,14 @@ def run_prompt(prompt: str, session: Session) -> Result:
     messages = []
     for skill in invocation.skills:
         if skill.fork:
-            # the body runs in a subagent; the main conversation gets only its answer
-            result = run_forked_skill(skill, invocation.arguments, session, agent)
+            # the body runs in a subagent; the main conversation gets only its answer (or its failure)
+            try:
+                result = run_forked_skill(skill, invocation.arguments, session, agent)
+            except (ToolError, ProviderError) as exc:
+                messages.append(user_message(f"The /{skill.name} skill could not run in a subagent: {exc}"))
+                continue
             messages.append(user_message(f"The /{skill.name} skill ran in a subagent and returned:\n\n{result.text.strip()}"))
         else:
-            messages.append(user_message(render(skill, invocation.arguments, session.workspace.cwd)))
-            activate_skill(agent, skill)
+            messages.append(user_message(render(skill, invocation.arguments, command_context(session, agent.policy))))
+            activate_skill(agent, skill, str(session.workspace.cwd))
     return run_loop(agent, messages, session)

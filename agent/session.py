@@ -1,20 +1,32 @@
 """A session: everything one run of the agent shares (workspace, model client, limits, discovered
-skills and agents, subagent accounting), and the tool set each of its agents is offered. Tools
-reach it through their context."""
+skills and agents, subagent accounting), the catalogs the model sees, and the tool set each of its
+agents is offered. Tools reach it through their context."""
 
 from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
+from agent.skills.catalog import CATALOG_BUDGET_CHARS, Entry, fit, skill_entry
 from agent.skills.tool import skill_tool
 from agent.subagents.fork import run_forked_skill
 from agent.subagents.runner import max_depth
-from agent.subagents.tool import agent_tool
+from agent.subagents.tool import agent_entry, agent_tool
 from agent.tools import builtin_tools
 from agent.tools.base import Tool
 from agent.workspace import Workspace
+
+
+@dataclass(frozen=True)
+class Catalogs:
+    """The skill and agent-type listings of a session, fitted into one budget together."""
+
+    skill_lines: list[str]
+    agent_entries: dict[str, Entry]
+    agent_lines: dict[str, str]
+    shortened: bool  # descriptions were shortened: the Skill and Agent tools answer `search`
 
 
 @dataclass
@@ -27,6 +39,7 @@ class Session:
     max_turns: int = 100
     skills: dict[str, Any] = field(default_factory=dict)  # name -> agent.skills.discovery.Skill, sorted by name
     agents: dict[str, Any] = field(default_factory=dict)  # name -> AgentDefinition, sorted by name
+    catalog_budget: int = CATALOG_BUDGET_CHARS
     subagent_runs: list[dict[str, Any]] = field(default_factory=list)  # accounting, in start order
     running_subagents: int = 0
     transcripts: Any = None  # agent.transcripts.Transcripts, or None with --no-session-persistence
@@ -34,22 +47,45 @@ class Session:
     permission_denials: list[dict[str, Any]] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def tools_for(self, depth: int, exclude_skill: str | None = None) -> list[Tool]:
+    @cached_property
+    def catalogs(self) -> Catalogs:
+        """The skills the model may invoke and the agent types, fitted into `catalog_budget`
+        (computed once: every request of the run shows the same catalogs)."""
+        skills = [skill_entry(skill) for skill in self.skills.values() if skill.model_invocable]
+        offered = self._tool_names(depth=1)
+        agents = {name: agent_entry(definition, offered) for name, definition in self.agents.items()}
+        lines, shortened = fit(skills + list(agents.values()), self.catalog_budget) if skills or agents else ([], False)
+        return Catalogs(lines[:len(skills)], agents, dict(zip(agents, lines[len(skills):])), shortened)
+
+    def tools_for(self, depth: int, exclude_skill: str | None = None,
+                  agent_types: tuple[str, ...] | None = None) -> list[Tool]:
         """Every tool an agent at `depth` may have before its definition filters them: the six
         built-ins, Skill when there are skills the model may load (less `exclude_skill`, a fork's
-        own), and Agent below the depth cap. Subagents ask for theirs here, so the layers that
-        start subagents never import the tools that start them."""
+        own), and Agent below the depth cap (only for `agent_types` when given). Subagents ask
+        for theirs here, so the layers that start subagents never import the tools that start them."""
         tools = builtin_tools()
+        catalogs = self.catalogs
         if any(s.model_invocable and name != exclude_skill for name, s in self.skills.items()):
-            tools.append(skill_tool(self.skills, run_forked_skill, exclude=exclude_skill))
-        if depth < max_depth() and self.agents:
-            tools.append(agent_tool(self.agents))
+            tools.append(skill_tool(self.skills, run_forked_skill, exclude_skill, catalogs.shortened))
+        agents = self.agents if agent_types is None else {n: a for n, a in self.agents.items() if n in agent_types}
+        if depth < max_depth() and agents:
+            tools.append(agent_tool(agents, catalogs.agent_entries, catalogs.agent_lines, catalogs.shortened))
         return tools
 
-    def record_denial(self, call) -> None:
-        """Remember a refused tool call for the run's JSON result (Claude Code's permission_denials)."""
+    def _tool_names(self, depth: int) -> list[str]:
+        """The names `tools_for(depth)` offers, without building the tools."""
+        names = [tool.name for tool in builtin_tools()]
+        if any(skill.model_invocable for skill in self.skills.values()):
+            names.append("Skill")
+        if depth < max_depth() and self.agents:
+            names.append("Agent")
+        return names
+
+    def record_denial(self, tool_name: str, tool_use_id: str | None, tool_input: dict) -> None:
+        """Remember a refused call for the run's JSON result (Claude Code's permission_denials);
+        a skill's `!`command`` has no tool_use id."""
         with self.lock:
-            self.permission_denials.append({"tool_name": call.name, "tool_use_id": call.id, "tool_input": call.arguments})
+            self.permission_denials.append({"tool_name": tool_name, "tool_use_id": tool_use_id, "tool_input": tool_input})
 
     def transcript(self, agent_type: str):
         """A transcript for a new conversation of this run (None when not persisting)."""

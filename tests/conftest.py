@@ -27,7 +27,7 @@ PROVIDERS = ["openrouter", "anthropic"]
 KEYS = {"openrouter": "OPENROUTER_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
 BASES = {"openrouter": "OPENROUTER_BASE_URL", "anthropic": "ANTHROPIC_BASE_URL"}
 # Variables of ours (or Claude Code's) that change what a run sends, besides the prefixes above.
-OTHER_VARIABLES = {"API_TIMEOUT_MS", "MAX_THINKING_TOKENS"}
+OTHER_VARIABLES = {"API_TIMEOUT_MS", "MAX_THINKING_TOKENS", "XDG_CACHE_HOME", "SLASH_COMMAND_TOOL_CHAR_BUDGET"}
 # Real keys, read once before any test clears the environment.
 REAL_KEYS = {name: os.environ.get(var) for name, var in KEYS.items()}
 

@@ -7,7 +7,6 @@ from agent.loop import AgentSpec, ToolContext
 from agent.session import Session
 from agent.subagents.runner import subagent_spec
 from agent.tools.base import ToolError
-from agent.subagents.tool import agent_tool
 from agent.workspace import Workspace
 
 
@@ -16,12 +15,16 @@ def context(tmp_path, depth=0):
     return ToolContext(session, AgentSpec("main", "", {}, "main-model", 10, depth=depth))
 
 
+def tool(ctx, name, depth=0, **options):
+    return next(t for t in ctx.session.tools_for(depth, **options) if t.name == name)
+
+
 def test_concurrent_subagent_limit_refuses_the_call(tmp_path, monkeypatch):
     monkeypatch.setenv("CLAUDE_CODE_MAX_CONCURRENT_SUBAGENTS", "2")
     ctx = context(tmp_path)
     ctx.session.running_subagents = 2
     with pytest.raises(ToolError, match="Concurrent subagent limit reached"):
-        agent_tool(ctx.session.agents).run({"description": "x", "prompt": "y"}, ctx)
+        tool(ctx, "Agent").run({"description": "x", "prompt": "y"}, ctx)
     assert ctx.session.running_subagents == 2 and ctx.session.subagent_runs == []
 
 
@@ -47,3 +50,54 @@ def test_model_aliases_map_per_provider(tmp_path, monkeypatch):
     monkeypatch.setenv("CLAUDE_CODE_SUBAGENT_MODEL", "some/full-id")
     assert subagent_spec(ctx.session, AgentDefinition("n", "N.", "Body"), ctx.agent, "n").model == "some/full-id"
     assert subagent_spec(ctx.session, AgentDefinition("n", "N.", "Body"), ctx.agent, "n", ["exact-id"]).model == "exact-id"
+
+
+def with_agents(tmp_path, *definitions, budget=None):
+    ctx = context(tmp_path)
+    ctx.session.agents = {d.name: d for d in sorted(definitions, key=lambda d: d.name)}
+    if budget is not None:
+        ctx.session.catalog_budget = budget
+    return ctx
+
+
+def test_listing_names_only_the_tools_an_agent_will_really_get(tmp_path):
+    ctx = with_agents(tmp_path,
+                      AgentDefinition("fetcher", "Fetches pages.", "Body", tools=("Read", "WebFetch", "mcp__web__get", "LS")),
+                      AgentDefinition("lead", "Leads.", "Body", tools=("Read", "Agent(fetcher)")),
+                      AgentDefinition("anyone", "Does anything.", "Body"))
+    lines = tool(ctx, "Agent").description.splitlines()[1:]
+    assert lines == ["- anyone: Does anything. (Tools: all tools)",
+                     "- fetcher: Fetches pages. (Tools: Read)",
+                     "- lead: Leads. (Tools: Read, Agent(fetcher))"]
+
+
+def test_agent_restrictions_limit_which_types_a_subagent_may_start(tmp_path):
+    lead = AgentDefinition("lead", "Leads.", "Body", tools=("Read", "Agent(worker, ghost)"))
+    ctx = with_agents(tmp_path, lead, AgentDefinition("worker", "Works.", "Body"),
+                      AgentDefinition("other", "Other.", "Body"))
+    spec = subagent_spec(ctx.session, lead, ctx.agent, "lead")
+    assert sorted(spec.tools) == ["Agent", "Read"]
+    assert spec.tools["Agent"].description.splitlines()[1:] == ["- worker: Works. (Tools: all tools)"]
+    with pytest.raises(ToolError, match="unknown subagent_type 'other'"):
+        spec.tools["Agent"].run({"description": "x", "prompt": "y", "subagent_type": "other"},
+                                ToolContext(ctx.session, spec))
+    loner = AgentDefinition("loner", "Alone.", "Body", tools=("Read", "Agent()"))
+    assert "Agent" not in subagent_spec(ctx.session, loner, ctx.agent, "loner").tools
+
+
+def test_a_shortened_listing_can_be_searched_for_full_descriptions(tmp_path):
+    long = "Reviews database migrations for locking problems. " + "It also checks rollback plans in detail. " * 5
+    ctx = with_agents(tmp_path, *(AgentDefinition(f"agent-{i:02d}", f"Agent number {i}. {long}", "Body") for i in range(30)),
+                      budget=2000)
+    agent = tool(ctx, "Agent")
+    assert len(agent.description) < 2600 and all(f"- agent-{i:02d}" in agent.description for i in range(30))
+    assert "search" in agent.parameters["properties"] and agent.parameters["required"] == []
+    found = agent.run({"search": "ROLLBACK agent-07"}, ctx)
+    assert found.splitlines() == ["1 agent types match 'ROLLBACK agent-07':",
+                                  f"- agent-07: Agent number 7. {long.strip()} (Tools: all tools)"]
+    assert agent.run({"search": "number 7."}, ctx).splitlines()[0] == "3 agent types match 'number 7.':"
+    assert agent.run({"search": "kubernetes"}, ctx).startswith("Nothing matches 'kubernetes' among the 30 agent types.")
+    everything = agent.run({"search": ""}, ctx).splitlines()
+    assert everything[0] == "All 30 agent types:" and len(everything) == 31
+    with pytest.raises(ToolError, match="missing required argument"):
+        agent.run({"subagent_type": "agent-01"}, ctx)

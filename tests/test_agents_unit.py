@@ -119,7 +119,7 @@ def test_home_inside_the_repository_is_not_loaded_twice(repo, caplog):
 
 
 @pytest.mark.parametrize("content, reason", [
-    ("---\nname: broken\ndescription: [oops\n---\nBody\n", "invalid YAML"),
+    ("---\nname: broken\ndescription: d\ntools:\n  - Read\n - Grep\n---\nBody\n", "invalid YAML frontmatter at line 6, column 2"),
     ("---\n- a list\n---\n", "not a mapping"),
     ("---\ndescription: No name.\n---\n", "no name"),
     ("---\nname: nameless\n---\n", "no description"),
@@ -164,8 +164,10 @@ def test_bad_max_turns_warns_and_is_ignored(tmp_path, caplog, value):
 
 def test_unknown_fields_are_listed_at_info(tmp_path, caplog):
     with caplog.at_level(logging.INFO, logger="agent"):
-        read_agent("---\nname: u\ndescription: d\ncolor: red\npermissionMode: plan\n---\n", tmp_path / "u.md")
-    assert "ignoring fields color, permissionMode" in caplog.text
+        read_agent("---\nname: u\ndescription: d\ncolor: red\npermissionMode: plan\nsparkle: yes\n---\n", tmp_path / "u.md")
+    assert [r.getMessage() for r in caplog.records] == [
+        f"agent 'u' ({tmp_path / 'u.md'}): ignoring permissionMode (Claude Code fields this agent does not implement)",
+        f"agent 'u' ({tmp_path / 'u.md'}): ignoring unknown fields sparkle"]
 
 
 # --agents
@@ -273,3 +275,25 @@ def test_random_input_raises_only_our_own_errors(tmp_path):
             assert all(a.description and a.prompt and a.source == "cli" for a in agents.values())
             outcomes["loaded"] += 1
     assert min(outcomes.values()) > 50  # both paths are really exercised
+
+
+def test_tools_we_do_not_have_are_one_warning_and_left_out(repo, home, caplog):
+    write_agent(repo, "web.md", "name: web\ndescription: Browses.\ntools: Read, WebFetch, WebSearch")
+    write_agent(repo, "mcp.md", "name: mcp\ndescription: Files issues.\ntools:\n  - Grep\n  - mcp__tracker__create_issue")
+    write_agent(repo, "fine.md", "name: fine\ndescription: Fine.\ntools: Read, Agent(web)")
+    with caplog.at_level(logging.INFO, logger="agent"):
+        agents = discover_agents(repo, home)
+    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert warnings == ["2 agent definitions name tools this agent does not have (WebFetch, WebSearch, "
+                        "mcp__tracker__create_issue); they are left out (--verbose lists which agent names which)"]
+    assert "agent 'web': leaving out tools this agent does not have: WebFetch, WebSearch" in caplog.text
+    assert filter_tools(["Read", "Grep", "Agent"], agents["web"]) == ["Read"]
+    assert agents["fine"].spawnable_types == ("web",)
+
+
+@pytest.mark.parametrize("tools, types", [
+    (None, None), (("Read",), None), (("Agent",), None), (("Task",), None), (("Agent(a, b)",), ("a", "b")),
+    (("Agent(a)", "Agent(b, a)"), ("a", "b")), (("Agent()",), ()), (("Agent(a)", "Agent"), None),
+])
+def test_spawnable_types(tools, types):
+    assert AgentDefinition("x", "X.", "Body", tools=tools).spawnable_types == types

@@ -14,6 +14,7 @@ import pytest
 from agent import cli
 from agent.conversation import ToolCall
 from agent.session import Session
+from agent.skills.commands import CommandContext
 from agent.skills.render import render
 from agent.skills.discovery import discover_skills
 from agent.tools import builtin_tools
@@ -98,7 +99,7 @@ def test_binary_skill_file_is_skipped_with_a_warning_and_the_good_skill_works(tm
     assert len(warnings) == 2
     assert any("garbage/SKILL.md" in w and "no frontmatter" in w for w in warnings)
     assert any("fenced-garbage/SKILL.md" in w and "invalid YAML" in w for w in warnings)
-    assert render(found[0], "banana", project).endswith("Say banana loudly.")
+    assert render(found[0], "banana", CommandContext(project)).endswith("Say banana loudly.")
 
 
 @pytest.mark.parametrize("recording", [False, True], ids=["plain", "recorded"])

@@ -81,3 +81,35 @@ def test_subagents_inherit_the_policy(agent):
     run = agent.run("Get a subagent to do it.", "--dangerously-skip-permissions", "--output-format", "json")
     assert not (agent.workspace / "pwned").exists()
     assert json.loads(run.stdout)["permission_denials"][0]["tool_name"] == "Bash"
+
+
+def test_a_deny_rule_is_not_sidestepped_by_a_prefix(agent):
+    agent.settings({})
+    agent.settings({"permissions": {"deny": ["Bash(rm -rf *)"]}}, where="project")
+    agent.write("build/app.o", "object code")
+    attempts = ["DEBUG=1 rm -rf build", "timeout 10 rm -rf build", "find build | xargs rm -rf"]
+    for flags in (["--dangerously-skip-permissions"], ["--allowedTools", "Bash"]):
+        agent.script(*[call("Bash", command=attempt) for attempt in attempts], text("Every attempt was refused."))
+        run = agent.run("Delete the build folder.", *flags, "--output-format", "json")
+        assert (agent.workspace / "build" / "app.o").read_text() == "object code"
+        assert [d["tool_input"]["command"] for d in json.loads(run.stdout)["permission_denials"]] == attempts
+        for payload in run.payloads[1:4]:
+            assert "is denied by the permission rule 'Bash(rm -rf *)'" in json.dumps(payload["messages"][-1])
+
+
+def test_a_nested_env_file_never_reaches_the_model(agent):
+    agent.settings({"permissions": {"deny": ["Read(./.env)"]}}, where="project")
+    agent.write("packages/api/.env", "API_TOKEN=nested-value-4471\n")
+    agent.write("packages/api/app.py", "print('api up')\n")
+    agent.script(
+        call("Read", file_path="packages/api/.env"),
+        call("Grep", pattern="TOKEN", path="packages", output_mode="content"),
+        call("Read", file_path="packages/api/app.py"),
+        text("The token is protected."),
+    )
+    run = agent.run("What is the API token?", "--output-format", "json")
+    bodies = "".join(run.bodies)
+    assert "nested-value-4471" not in bodies
+    assert "print('api up')" in bodies  # the rule covers .env files only
+    assert "denied by the permission rule 'Read(./.env)'" in json.dumps(run.payloads[1]["messages"][-1])
+    assert [d["tool_name"] for d in json.loads(run.stdout)["permission_denials"]] == ["Read"]

@@ -11,7 +11,8 @@ import pytest
 
 from agent.errors import UsageError
 from agent.permissions.policy import MODES, Decision, Policy
-from agent.permissions.rules import split_command, split_rules
+from agent.permissions.rules import split_rules
+from agent.permissions.shell import split_command
 from agent.permissions.settings import load_policy
 
 
@@ -79,10 +80,12 @@ def settings(folder: Path, name: str, permissions) -> None:
     ("Bash(ls -la)", "ls -la", True),
     ("Bash(ls -la)", "ls -la /", False),
     ("Bash(ls -la)", "ls", False),
-    ("Bash(echo \\*)", "echo *", True),
-    ("Bash(echo \\*)", "echo hi", False),
+    ("Bash(echo \\*)", "echo \\*", True),  # no unescaped star: exact text, as Claude Code reads it
+    ("Bash(echo \\*)", "echo *", False),
+    ("Bash(echo \\* *)", "echo * a", True),  # an escaped star in a pattern is a literal star
+    ("Bash(echo \\* *)", "echo a b", False),
     ("Bash", "anything at all", True),
-    ("Bash()", "anything at all", True),
+    ("Bash()", "anything at all", False),  # Claude Code skips `Tool()`; an allow rule approves nothing
     ("Bash(*)", "anything at all", True),
     ("Read", "ls", False),
 ])
@@ -146,6 +149,8 @@ def test_too_deep_nesting_is_refused_without_a_plain_bash_rule(cwd, home):
     assert not bash(policy(cwd, home, allow=["Bash(echo:*)"]), command).allowed
     assert bash(policy(cwd, home, allow=["Bash"]), command).allowed
     assert bash(policy(cwd, home, mode="bypassPermissions"), command).allowed
+    refused = bash(policy(cwd, home, mode="bypassPermissions", deny=["Bash(rm:*)"]), command)
+    assert not refused.allowed and "nests too deeply" in refused.reason  # it might hide an rm
 
 
 # --- file rules -------------------------------------------------------------------------------------
@@ -157,8 +162,10 @@ def test_read_deny_applies_to_relative_and_absolute_paths(cwd, home):
         assert not read(p, "./secrets/deep/er/key.txt").allowed, rule
         assert not read(p, str(cwd / "secrets" / "key.txt")).allowed, rule
         assert not read(p, "src/../secrets/key.txt").allowed, rule
-        assert read(p, "src/secrets/key.txt").allowed, rule  # anchored at the workspace
         assert read(p, "secrets.txt").allowed, rule
+    # Claude Code reads `name/**` as any folder called name; `/name/**` is the workspace's only
+    assert not read(policy(cwd, home, deny=["Read(./secrets/**)"]), "src/secrets/key.txt").allowed
+    assert read(policy(cwd, home, deny=["Read(/secrets/**)"]), "src/secrets/key.txt").allowed
 
 
 def test_read_rules_cover_glob_and_grep(cwd, home):
@@ -215,9 +222,12 @@ def test_edit_rules_cover_write(cwd, home):
     denied = policy(cwd, home, mode="bypassPermissions", deny=["Edit(.claude/**)"])
     assert not edit(denied, ".claude/settings.json", tool="Write").allowed
     assert edit(denied, "README.md", tool="Write").allowed
-    write_only = policy(cwd, home, allow=["Write(src/**)"])
-    assert edit(write_only, "src/a.py", tool="Write").allowed
-    assert not edit(write_only, "src/a.py", tool="Edit").allowed  # a Write rule is not an Edit rule
+    write_only = policy(cwd, home, allow=["Write(src/**)"])  # Claude Code never consults its path
+    assert not edit(write_only, "src/a.py", tool="Write").allowed
+    assert not edit(write_only, "src/a.py", tool="Edit").allowed
+    write_denied = policy(cwd, home, allow=["Edit"], deny=["Write(.env)"])  # read as Edit(.env)
+    assert not edit(write_denied, ".env", tool="Write").allowed and not edit(write_denied, "a/.env").allowed
+    assert edit(write_denied, "main.py", tool="Write").allowed
 
 
 def test_plain_tool_names_agent_and_skill(cwd, home):
@@ -438,7 +448,8 @@ def test_reason_for_an_unapproved_command(cwd, home):
     decision = bash(policy(cwd, home), "rm -rf build")
     assert decision == Decision(False, (
         "Bash command 'rm -rf build' needs approval, and none can be given in -p mode; the user can "
-        "allow it with --allowedTools 'Bash(rm:*)' or a permissions.allow rule in .claude/settings.json."))
+        "allow it with --allowedTools 'Bash(rm:*)' or a permissions.allow rule in .claude/settings.json."),
+        kind="approval", suggestion="Bash(rm:*)")
 
 
 def test_reason_names_the_unapproved_part(cwd, home):

@@ -201,11 +201,15 @@ def test_user_level_skills_and_project_precedence(agent):
     assert "{{home}}/.claude/skills/mine" in run.bodies[0]
 
 
-def test_dynamic_context_commands_run_in_the_skill_folder(agent):
-    skill = agent.skill("facts", "Use this skill for facts.", "The data file says: !`cat data.txt`\nBroken: !`exit 3`\nRespond with exactly one word: ok")
+def test_dynamic_context_commands_run_in_the_workspace(agent):
+    skill = agent.skill("facts", "Use this skill for facts.",
+                        "The data file says: !`cat ${CLAUDE_SKILL_DIR}/data.txt`\nProject: !`ls`\nBroken: !`exit 3`\n"
+                        "Respond with exactly one word: ok")
     (skill.parent / "data.txt").write_text("jujube")
+    agent.write("README.md", "project readme")
     agent.script(answer_with_token)
     run = agent.run("/facts")
     assert run.stdout == "ok\n"
     assert "The data file says: jujube" in run.bodies[0]
+    assert "Project: README.md" in run.bodies[0]
     assert "command failed (exit 3)" in run.bodies[0]

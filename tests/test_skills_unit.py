@@ -9,9 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from agent.skills import render as skill_render
-from agent.skills.catalog import CATALOG_HEADER, CATALOG_INSTRUCTION, MAX_ENTRY_CHARS, catalog_section
-from agent.skills.render import render, split_arguments, substitute
+from agent.permissions.settings import load_policy
+from agent.skills import commands as skill_commands
+from agent.skills.arguments import split_arguments, substitute
+from agent.skills.catalog import (
+    CATALOG_BUDGET_CHARS, CATALOG_HEADER, CATALOG_INSTRUCTION, MAX_ENTRY_CHARS, catalog_section, fit, search, skill_entry,
+)
+from agent.skills.commands import CommandContext
+from agent.skills.render import render
 from agent.skills.discovery import Skill, SkillError, discover_skills, read_skill
 from agent.skills.slash import SlashInvocation, parse_slash, refused_user_invocation
 
@@ -63,14 +68,14 @@ def test_home_equal_to_cwd_loads_each_skill_once(project):
 
 
 @pytest.mark.parametrize("content, reason", [
-    ("---\ndescription: [unclosed\n---\nBody\n", "invalid YAML"),
+    ("---\n\tdescription: tab-indented\n---\nBody\n", "invalid YAML frontmatter at line 2, column 1 (found character that cannot start any token)"),
     ("---\n- a list\n---\nBody\n", "not a mapping"),
     ("---\nname: x\n---\nBody\n", "no description"),
     ("---\ndescription: ''\n---\nBody\n", "no description"),
     ("Just a body, no frontmatter.\n", "no frontmatter"),
     ("---\ndescription: never closed\n", "no frontmatter"),
     ("\n---\ndescription: late fence\n---\n", "no frontmatter"),
-    ("---\ndate: 2020-13-45\ndescription: d\n---\n", "invalid YAML"),
+    ("---\ndescription: d\nlist:\n  - a\n - b\n---\n", "invalid YAML frontmatter at line 5, column 2 (did not find expected key)"),
 ])
 def test_broken_skill_is_skipped_with_one_warning_and_others_still_load(project, home, caplog,
                                                                        content, reason):
@@ -87,12 +92,41 @@ def test_broken_skill_is_skipped_with_one_warning_and_others_still_load(project,
     assert reason in warnings[0]
 
 
-def test_unknown_keys_are_logged_at_info_and_ignored(project, home, caplog):
-    write_skill(project, "lumen", "description: D.\nlicense: MIT\nfancy: 1")
+def test_unknown_keys_are_one_verbose_line_and_metadata_is_silent(project, home, caplog):
+    write_skill(project, "lumen", "description: D.\nlicense: MIT\nversion: 2\nmetadata:\n  owner: ops\nfancy: 1\neffort: high")
     with caplog.at_level(logging.INFO, logger="agent"):
         [lumen] = discover_skills(project, home)
     assert lumen.description == "D."
-    assert "ignoring frontmatter fields fancy, license" in caplog.text
+    assert [r.getMessage() for r in caplog.records] == [
+        "skill 'lumen': ignoring effort (Claude Code fields this agent does not implement)",
+        "skill 'lumen': ignoring unknown fields fancy"]
+
+
+@pytest.mark.parametrize("frontmatter, description, line", [
+    ("name: gdpr\ndescription: Reviews data handling. Triggers on: 'GDPR', 'CCPA'\nmodel: inherit", "Reviews data handling. Triggers on: 'GDPR', 'CCPA'", 3),
+    ("description: Use when: the user asks #now\ndate: 2020-13-45", "Use when: the user asks #now", 2),
+    ("description: Quotes \"inside\" and: a colon", 'Quotes "inside" and: a colon', 2),
+    ("description: d\nargument-hint: [pr-number] [priority]", "d", 3),
+])
+def test_one_line_values_yaml_rejects_are_read_as_text_with_a_warning(project, home, caplog, frontmatter, description, line):
+    write_skill(project, "gdpr", frontmatter)
+    with caplog.at_level(logging.WARNING, logger="agent"):
+        [gdpr] = discover_skills(project, home)
+    assert gdpr.description == description
+    [warning] = [r.getMessage() for r in caplog.records]
+    path = project / ".claude" / "skills" / "gdpr" / "SKILL.md"
+    assert warning.startswith(f"{path}: invalid YAML at line {line}, column ")
+    assert warning.endswith("read with its one-line values taken as plain text")
+
+
+def test_multi_line_descriptions_folded_and_literal(project, home):
+    write_skill(project, "folded", "description: >\n  Builds release notes\n  from merged pull requests.\nname: folded")
+    write_skill(project, "literal", "description: |\n  First line.\n  Second line.\n")
+    write_skill(project, "plain", "description: Starts here\n  and continues: with a colon\n")
+    skills = {s.name: s for s in discover_skills(project, home)}
+    assert skills["folded"].description == "Builds release notes from merged pull requests."
+    assert skills["literal"].description == "First line.\nSecond line."
+    assert "plain" not in skills  # a continued plain value holding ': ' is invalid YAML we cannot safely repair
 
 
 @pytest.mark.parametrize("word, expected", [
@@ -156,8 +190,37 @@ def test_dollar_ten_is_not_dollar_one_followed_by_zero():
 
 
 def test_indexed_all_and_missing_arguments():
-    assert substitute("[$ARGUMENTS[2]] [$ARGUMENTS] [$5] [$ARGUMENTS[9]]", "  x y z  ") == "[z] [x y z] [] []"
+    # explicit forms become empty when missing; a bare $N with no N-th argument stays as written
+    assert substitute("[$ARGUMENTS[2]] [$ARGUMENTS] [$5] [$ARGUMENTS[9]]", "  x y z  ") == "[z] [x y z] [$5] []"
     assert substitute("t-$ARGUMENTS\n\nKeep it.", "") == "t-\n\nKeep it."
+
+
+PRICE_TABLE = "| Plan | Price |\n| Basic | $5.00 |\n| Team | $25.00 |"
+
+
+@pytest.mark.parametrize("body, args, expected", [
+    (PRICE_TABLE, "", PRICE_TABLE),
+    (PRICE_TABLE, "monthly", PRICE_TABLE + "\n\nARGUMENTS: monthly"),
+    ("awk '{print $1, $5}' data.tsv", "", "awk '{print $1, $5}' data.tsv"),
+    ("awk '{print $1, $5}' on $ARGUMENTS", "q3.tsv", "awk '{print $1, $5}' on q3.tsv"),
+    ("Total in $B$6, rate in $C$2.", "", "Total in $B$6, rate in $C$2."),
+    ("Total in $B$6 for $0.", "march", "Total in $B$6 for march."),
+    ("Costs $10 to $20 per seat, for $1.", "a b", "Costs $10 to $20 per seat, for b."),
+])
+def test_dollars_the_author_did_not_mean_as_placeholders_survive(body, args, expected):
+    assert substitute(body, args) == expected
+
+
+def test_backslash_escapes_a_placeholder_and_nothing_else():
+    assert substitute(r"Literal \$1 and \$ARGUMENTS, real $0.", "a b") == "Literal $1 and $ARGUMENTS, real a."
+    assert substitute(r"echo \$HOME \$PATH", "") == r"echo \$HOME \$PATH"
+    assert substitute(r"cd \${CLAUDE_SKILL_DIR}", "", skill_dir="/d") == "cd ${CLAUDE_SKILL_DIR}"
+
+
+def test_quoted_arguments_are_one_word_each():
+    assert substitute("[$0] [$1]", '"hello world" second') == "[hello world] [second]"
+    assert substitute("[$ARGUMENTS]", '"hello world" second') == '["hello world" second]'
+    assert substitute("[$0] [$1]", "it's fine") == "[it's] [fine]"  # unbalanced quote: whitespace split
 
 
 def test_named_arguments_match_exact_names_longest_first():
@@ -183,8 +246,10 @@ def test_substituted_values_are_not_rescanned():
     assert substitute("$0 $1 $0", "$1 $ARGUMENTS") == "$1 $ARGUMENTS $1"
 
 
-def test_split_arguments_ignores_quotes():
-    assert split_arguments(' "a b"  c\td\n') == ['"a', 'b"', "c", "d"]
+def test_split_arguments_is_shell_style_with_a_whitespace_fallback():
+    assert split_arguments(' "a b"  c\td\n') == ["a b", "c", "d"]
+    assert split_arguments("'x y' z\\ w") == ["x y", "z w"]
+    assert split_arguments('unbalanced "quote here') == ["unbalanced", '"quote', "here"]
 
 
 # Rendering
@@ -192,7 +257,7 @@ def test_split_arguments_ignores_quotes():
 def test_render_header_is_relative_inside_the_workspace(project, home):
     write_skill(project, "harbor", "description: d", "Run `scripts/checksum.sh`.\n")
     [harbor] = discover_skills(project, home)
-    assert render(harbor, "", project) == (
+    assert render(harbor, "", CommandContext(project)) == (
         "Skill: harbor (located at .claude/skills/harbor)\n"
         "Paths in the instructions below are relative to that folder.\n\n"
         "Run `scripts/checksum.sh`.")
@@ -201,7 +266,7 @@ def test_render_header_is_relative_inside_the_workspace(project, home):
 def test_render_header_is_absolute_outside_the_workspace(project, home):
     write_skill(home, "quartz", "description: d", "Say $0.\n")
     [quartz] = discover_skills(project, home)
-    rendered = render(quartz, "hi", project)
+    rendered = render(quartz, "hi", CommandContext(project))
     assert rendered.startswith(f"Skill: quartz (located at {home / '.claude' / 'skills' / 'quartz'})\n")
     assert rendered.endswith("\n\nSay hi.")
 
@@ -209,40 +274,99 @@ def test_render_header_is_absolute_outside_the_workspace(project, home):
 def test_render_appends_arguments_unless_told_not_to(project, home):
     write_skill(project, "lumen", "description: d", "No placeholder.\n")
     [lumen] = discover_skills(project, home)
-    assert render(lumen, "7", project).endswith("\n\nNo placeholder.\n\nARGUMENTS: 7")
-    assert render(lumen, "7", project, append_arguments=False).endswith("\n\nNo placeholder.")
+    assert render(lumen, "7", CommandContext(project)).endswith("\n\nNo placeholder.\n\nARGUMENTS: 7")
+    assert render(lumen, "7", CommandContext(project), append_arguments=False).endswith("\n\nNo placeholder.")
 
 
-def test_dynamic_context_runs_in_the_skill_folder(project, home):
+def test_dynamic_context_runs_in_the_workspace(project, home):
     folder = write_skill(project, "falcon", "description: d",
-                         "Dir: !`pwd`\nData: !`cat data.txt`\nArg: !`echo $0`\nCode: x!`pwd`\n")
+                         "Dir: !`pwd`\nData: !`cat ${CLAUDE_SKILL_DIR}/data.txt`\nArg: !`echo $0`\nCode: x!`pwd`\n")
     (folder / "data.txt").write_text("kumquat damson\n")
     [falcon] = discover_skills(project, home)
-    body = render(falcon, "medlar", project).split("\n\n", 1)[1]
-    assert body == f"Dir: {folder}\nData: kumquat damson\nArg: medlar\nCode: x!`pwd`"
+    body = render(falcon, "medlar", CommandContext(project)).split("\n\n", 1)[1]
+    assert body == f"Dir: {project}\nData: kumquat damson\nArg: medlar\nCode: x!`pwd`"
+
+
+def test_fenced_block_runs_as_one_script(project, home):
+    write_skill(project, "atlas", "description: d", "Before\n```!\necho one\necho two `echo x`\n```\nAfter !`echo three`\n")
+    [atlas] = discover_skills(project, home)
+    body = render(atlas, "", CommandContext(project)).split("\n\n", 1)[1]
+    assert body == "Before\none\ntwo x\nAfter three"
 
 
 def test_argument_text_never_becomes_a_command_and_output_is_not_rescanned(project, home):
-    write_skill(project, "onyx", "description: d", "A: $ARGUMENTS\nB: !`printf '%s' '$0'`\n")
+    write_skill(project, "onyx", "description: d", "A: $ARGUMENTS\nB: !`printf '%s' $0`\n")
     [onyx] = discover_skills(project, home)
-    body = render(onyx, "!`touch pwned`", project).split("\n\n", 1)[1]
-    assert body == "A: !`touch pwned`\nB: !`touch"
-    assert not (onyx.folder / "pwned").exists()
+    body = render(onyx, "'!`touch pwned`'", CommandContext(project)).split("\n\n", 1)[1]
+    assert body == "A: '!`touch pwned`'\nB: !`touch pwned`"
+    assert not (project / "pwned").exists() and not (onyx.folder / "pwned").exists()
+
+
+@pytest.mark.parametrize("args", ["x; touch INJECTED", "$(touch INJECTED)", "`touch INJECTED`", "a && touch INJECTED",
+                                  "'; touch INJECTED; '", "x | tee INJECTED", "x > INJECTED"])
+def test_arguments_are_shell_quoted_inside_commands(project, home, args):
+    write_skill(project, "kestrel", "description: d", "Listing: !`ls -d $ARGUMENTS . 2>/dev/null; true`\nFirst: !`echo $0`\n")
+    [kestrel] = discover_skills(project, home)
+    render(kestrel, args, CommandContext(project))
+    assert not (project / "INJECTED").exists()
+
+
+def test_a_command_the_policy_does_not_approve_is_not_run_and_is_recorded(project, home):
+    write_skill(project, "beacon", "description: d", "Status: !`touch made && echo done`\nRest.\n")
+    [beacon] = discover_skills(project, home)
+    denials = []
+    context = CommandContext(project, load_policy(project, home), lambda *entry: denials.append(entry))
+    body = render(beacon, "", context).split("\n\n", 1)[1]
+    assert body == ("Status: [command not run: touch made && echo done needs permission: add Bash(touch:*) "
+                    "to allowed-tools or an allow rule]\nRest.")
+    assert not (project / "made").exists()
+    assert denials == [("Bash", None, {"command": "touch made && echo done"})]
+
+
+def test_allowed_tools_approve_a_command_and_a_deny_rule_still_wins(project, home):
+    (project / ".claude").mkdir()
+    (project / ".claude" / "settings.json").write_text('{"permissions": {"deny": ["Bash(rm:*)"]}}')
+    write_skill(project, "nimbus", "description: d\nallowed-tools: Bash(echo:*) Bash(rm:*)",
+                "A: !`echo approved`\nB: !`rm -f anything`\n")
+    [nimbus] = discover_skills(project, home)
+    body = render(nimbus, "", CommandContext(project, load_policy(project, home))).split("\n\n", 1)[1]
+    assert body.startswith("A: approved\nB: [command not run: Bash command 'rm -f anything' is denied by the permission rule 'Bash(rm:*)'")
+
+
+@pytest.mark.parametrize("command", ["echo ok; touch made", "echo ok && touch made", "false || touch made",
+                                     "echo ok | tee made", "echo $(touch made)", "echo `touch made`"])
+def test_compound_commands_are_checked_part_by_part(project, home, command):
+    write_skill(project, "atlas", "description: d\nallowed-tools: Bash(echo:*) Bash(false) Bash(true)",
+                f"Out:\n```!\n{command}\n```\n")
+    [atlas] = discover_skills(project, home)
+    body = render(atlas, "", CommandContext(project, load_policy(project, home))).split("\n\n", 1)[1]
+    assert body.startswith("Out:\n[command not run: ")
+    assert not (project / "made").exists()
+
+
+def test_allowed_tools_may_name_the_skill_folder(project, home):
+    folder = write_skill(project, "quartz", "description: d\nallowed-tools: Bash(${CLAUDE_SKILL_DIR}/run.sh)",
+                         "Out: !`${CLAUDE_SKILL_DIR}/run.sh`\n")
+    (folder / "run.sh").write_text("#!/bin/sh\necho from-script\n")
+    (folder / "run.sh").chmod(0o755)
+    [quartz] = discover_skills(project, home)
+    body = render(quartz, "", CommandContext(project, load_policy(project, home))).split("\n\n", 1)[1]
+    assert body == "Out: from-script"
 
 
 def test_failing_command_is_reported_in_place(project, home):
     write_skill(project, "cinder", "description: d", "Before\n!`echo oops >&2; exit 3`\nAfter\n")
     [cinder] = discover_skills(project, home)
-    body = render(cinder, "", project).split("\n\n", 1)[1]
+    body = render(cinder, "", CommandContext(project)).split("\n\n", 1)[1]
     assert body == "Before\n[command failed (exit 3): echo oops >&2; exit 3]\noops\nAfter"
 
 
 def test_timed_out_command_is_killed_with_its_group_and_reported(project, home, monkeypatch):
-    monkeypatch.setattr(skill_render, "COMMAND_TIMEOUT_S", 0.3)
+    monkeypatch.setattr(skill_commands, "COMMAND_TIMEOUT_S", 0.3)
     write_skill(project, "jasper", "description: d", "!`echo started >&2; sleep 5 & sleep 5`\n")
     [jasper] = discover_skills(project, home)
     started = time.monotonic()
-    body = render(jasper, "", project).split("\n\n", 1)[1]
+    body = render(jasper, "", CommandContext(project)).split("\n\n", 1)[1]
     assert time.monotonic() - started < 3
     assert body == "[command failed (timed out after 0.3 s): echo started >&2; sleep 5 & sleep 5]\nstarted"
 
@@ -287,11 +411,16 @@ def test_user_invocable_false_cannot_start_or_continue_a_run():
 
 # Catalog
 
+def section(skills, budget=CATALOG_BUDGET_CHARS):
+    lines, shortened = fit([skill_entry(s) for s in skills if s.model_invocable], budget)
+    return catalog_section(lines, shortened)
+
+
 def test_catalog_lists_model_invocable_skills_with_full_descriptions():
-    skills = [skill("zephyr", "Summarizes recent incidents for the payments team."),
-              skill("atlas", "Deploys the billing service to production.", when_to_use="Say deploy."),
-              skill("manual", "Only by hand.", model_invocable=False)]
-    assert catalog_section(skills) == "\n".join([
+    skills = [skill("atlas", "Deploys the billing service to production.", when_to_use="Say deploy."),
+              skill("manual", "Only by hand.", model_invocable=False),
+              skill("zephyr", "Summarizes recent incidents for the payments team.")]
+    assert section(skills) == "\n".join([
         "You have access to the following skills:",
         "",
         "- atlas: Deploys the billing service to production. Say deploy.",
@@ -304,22 +433,34 @@ def test_catalog_lists_model_invocable_skills_with_full_descriptions():
 
 def test_catalog_is_empty_without_model_invocable_skills():
     assert catalog_section([]) == ""
-    assert catalog_section([skill("manual", model_invocable=False)]) == ""
+    assert section([skill("manual", model_invocable=False)]) == ""
 
 
-def test_catalog_cuts_a_long_entry():
-    [line] = [l for l in catalog_section([skill("s", "x" * 5000)]).splitlines() if l.startswith("- ")]
-    assert line == "- s: " + "x" * (MAX_ENTRY_CHARS - 1) + "…"
+def test_catalog_cuts_a_long_entry_and_flattens_multi_line_descriptions():
+    assert skill_entry(skill("s", "x" * 5000)).description == "x" * (MAX_ENTRY_CHARS - 1) + "…"
+    assert skill_entry(skill("f", "Folded\n  over lines.\n\nAnd a paragraph.")).description == "Folded over lines. And a paragraph."
 
 
-def test_catalog_over_budget_drops_descriptions_from_the_end_and_keeps_names():
-    skills = [skill(f"s{i}", f"Description number {i}.") for i in range(5)]
-    text = catalog_section(skills, budget=80)
-    lines = text.splitlines()
-    assert lines[2:7] == ["- s0: Description number 0.", "- s1: Description number 1.",
-                          "- s2", "- s3", "- s4"]
-    assert lines[7] == "(3 skill descriptions omitted to save space; call Skill with a name to load one.)"
-    assert sum(len(line) + 1 for line in lines[2:7]) <= 80
+def test_over_budget_every_description_is_shortened_fairly_whole_sentences_first():
+    skills = [skill(f"s{i}", f"Handles task {i}. It also does a great many other things that take room.") for i in range(5)]
+    lines = section(skills, budget=120).splitlines()
+    assert lines[2:7] == [f"- s{i}: Handles task {i}." for i in range(5)]
+    assert lines[7].startswith("(Descriptions here are shortened to fit. To read them in full, call Skill with `search`")
+
+
+def test_a_first_sentence_too_long_is_cut_at_a_word_and_a_tiny_budget_keeps_names():
+    skills = [skill(f"s{i}", "Reads every configuration file in the repository and reports drift") for i in range(3)]
+    lines = section(skills, budget=110).splitlines()[2:5]
+    assert all(line.endswith("…") and len(line) <= 36 for line in lines), lines
+    assert section(skills, budget=10).splitlines()[2:5] == ["- s0", "- s1", "- s2"]
+
+
+def test_search_finds_full_descriptions_by_every_word():
+    entries = [skill_entry(skill("csv-audit", "Audits CSV exports. Flags rows with bad dates.")),
+               skill_entry(skill("deploy", "Deploys the CSV service."))]
+    assert search(entries, "csv dates", "skills") == "1 skills match 'csv dates':\n- csv-audit: Audits CSV exports. Flags rows with bad dates."
+    assert search(entries, "csv", "skills").splitlines()[1:] == [  # a hit in the name ranks first
+        "- csv-audit: Audits CSV exports. Flags rows with bad dates.", "- deploy: Deploys the CSV service."]
 
 
 # Robustness over random input

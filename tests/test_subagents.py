@@ -180,7 +180,7 @@ def test_forked_skill_runs_under_its_agent_definition(agent):
 def test_broken_definition_is_skipped_and_the_good_one_works(agent):
     broken = agent.workspace / ".claude/agents/broken.md"
     broken.parent.mkdir(parents=True)
-    broken.write_text("---\nname: broken\ndescription: [oops\n---\nBody\n")
+    broken.write_text("---\nname: broken\ndescription: d\ntools:\n  - Read\n - Grep\n---\nBody\n")
     agent.agent_file("good.md", "good", "Good agent.", "GOOD BODY")
     agent.script(call("Agent", description="g", prompt="Be good.", subagent_type="good"), text("good"), text("fine"))
     run = agent.run("Use the good agent.")

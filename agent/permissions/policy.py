@@ -5,17 +5,22 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, replace
+from functools import cache
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
-from agent.permissions.rules import (
-    command_matches, merge_rules, normal_path, parse_rule, path_matches, split_command, split_rules,
-)
+from agent.permissions.commands import allow_forms, command_matches, deny_forms
+from agent.permissions.paths import normal_path, path_matches
+from agent.permissions.rules import Rule, merge_rules, read_rule, split_rules
+from agent.permissions.shell import literal, split_command
 
-MODES = ("default", "acceptEdits", "bypassPermissions", "plan")
+# dontAsk refuses whatever needs approval, which -p mode does anyway; auto needs Claude Code's
+# safety classifier, which we lack, so it decides as default does (as Claude Code falls back).
+MODES = ("default", "acceptEdits", "bypassPermissions", "plan", "dontAsk", "auto")
 READ_FAMILY = ("Read", "Glob", "Grep")  # a Read rule applies to every tool that reads files
 EDIT_FAMILY = ("Edit", "Write")  # an Edit rule applies to every tool that edits files
 FREE_TOOLS = ("Agent",)  # launching a subagent changes nothing; its own tools are checked
+_QUIET_FILES = ("/dev/null", "/dev/stdout", "/dev/stderr")  # redirections to these write nothing
 
 
 @dataclass(frozen=True)
@@ -24,6 +29,8 @@ class Decision:
 
     allowed: bool
     reason: str  # for approvals, a few words for the log: which rule or mode approved
+    kind: str = ""  # for refusals: "deny", "ask", "plan" or "approval" (no rule approves it)
+    suggestion: str = ""  # for "approval" refusals of Bash: an allow rule that would approve it
 
 
 @dataclass(frozen=True)
@@ -36,20 +43,22 @@ class Policy:
     ask: tuple[str, ...]
     cwd: Path
     home: Path
+    directories: tuple[Path, ...] = ()  # permissions.additionalDirectories: edited like the workspace
 
     def check(self, tool_name: str, arguments: dict, read_only: bool) -> Decision:
         """Decide one call of `tool_name` with `arguments`; `read_only` is the tool's flag."""
         args = arguments if isinstance(arguments, dict) else {}
+        tool_name = tool_name if isinstance(tool_name, str) else ""
         if tool_name == "Bash":
             return self._check_bash(_text(args.get("command")))
-        subject = self._subject(tool_name, args)
-        if rule := self._first_match(self.deny, tool_name, args):
+        subject, paths = self._subject(tool_name, args), self._paths(tool_name, args)
+        if rule := self._first_match("deny", tool_name, args, paths):
             return _refusal("deny", subject, rule)
-        if self.mode != "bypassPermissions" and (rule := self._first_match(self.ask, tool_name, args)):
+        if self.mode != "bypassPermissions" and (rule := self._first_match("ask", tool_name, args, paths)):
             return _refusal("ask", subject, rule)
         if self.mode == "plan" and not (read_only or tool_name in FREE_TOOLS):
             return _refusal("plan", subject)
-        if rule := self._first_match(self.allow, tool_name, args):
+        if rule := self._first_match("allow", tool_name, args, paths):
             return Decision(True, f"allowed by the rule '{rule}'")
         if self.mode == "bypassPermissions":
             return Decision(True, "bypassPermissions mode")
@@ -65,46 +74,82 @@ class Policy:
         return replace(self, allow=merge_rules(self.allow, extra))
 
     def _check_bash(self, command: str) -> Decision:
-        """A command line is denied (or asked) when any part is, and allowed when every part is."""
+        """Denied (or asked) when any form of the line or of a part matches a deny (ask) rule;
+        allowed when an exact rule names the whole line or an allow rule approves every part."""
         try:
-            parts = split_command(command) or [command]
+            parts, forms = split_command(command) or [command], deny_forms(command)
         except ValueError:  # unreadable: only a plain `Bash` rule (or bypass) can approve it
-            parts = [command, ""]
-        for part in parts:
-            if rule := self._first_match(self.deny, "Bash", {"command": part}):
-                return _refusal("deny", _bash_subject(part, command), rule)
-        for part in parts if self.mode != "bypassPermissions" else []:
-            if rule := self._first_match(self.ask, "Bash", {"command": part}):
-                return _refusal("ask", _bash_subject(part, command), rule)
+            parts, forms = [], [(command, command)]
+        for kind in ("deny", "ask") if self.mode != "bypassPermissions" else ("deny",):
+            for part, form in forms:
+                if rule := self._bash_rule(kind, form):
+                    return _refusal(kind, _bash_subject(part, command), rule)
+            bash_rules = [text for text, rule in self._readings(kind) if rule.names("Bash")]
+            if not parts and bash_rules:  # a line we cannot read might hide what the rule names
+                return _refusal("unreadable", f"Bash command {_quote(command)}", bash_rules[0])
         if self.mode == "plan":
             return _refusal("plan", f"Bash command {_quote(command)}")
         if self.mode == "bypassPermissions":
             return Decision(True, "bypassPermissions mode")
-        for part in parts:
-            if not self._first_match(self.allow, "Bash", {"command": part}):
-                words = part.split()
-                rule = f"Bash({words[0]}:*)" if words else "Bash"
-                return _refusal("approval", _bash_subject(part, command), ways=[f"--allowedTools '{rule}'"])
+        plain = [text for text, rule in self._readings("allow") if rule.names("Bash") and rule.specifier is None]
+        if plain:  # approves every line, even one we cannot read or one writing anywhere
+            return Decision(True, f"allowed by the rule '{plain[0]}'")
+        if not parts:
+            return _refusal("approval", f"Bash command {_quote(command)}", ways=["--allowedTools 'Bash'"],
+                            suggestion="Bash")
+        analysed = [(part, *allow_forms(part)) for part in parts]
+        writes = [word for _, _, written in analysed for word in written]
+        if len(parts) > 1 and all(map(self._harmless_write, writes)) and any(
+                self._bash_rule("allow", form, whole=True) for form in allow_forms(command)[0]):
+            return Decision(True, "allowed by an exact rule for the whole command")
+        for part, part_forms, written in analysed:
+            harmless = all(map(self._harmless_write, written))
+            if not (harmless and any(self._bash_rule("allow", form) for form in part_forms)):
+                words = part_forms[-1].split()
+                rule = f"Bash({words[0]}:*)" if words and harmless else "Bash"
+                return _refusal("approval", _bash_subject(part, command), ways=[f"--allowedTools '{rule}'"],
+                                suggestion=rule)
         return Decision(True, "allowed by the permission rules")
 
-    def _first_match(self, rules: Iterable[str], tool: str, args: dict[str, Any]) -> str | None:
-        return next((rule for rule in rules if self._matches(rule, tool, args)), None)
+    def _readings(self, kind: str) -> Iterable[tuple[str, Rule]]:
+        """Each rule of `kind` with the reading that kind uses: strict for allow, broad for deny and ask."""
+        for text in getattr(self, kind):
+            reading = read_rule(text)
+            rule = reading.strict if kind == "allow" else reading.broad
+            if rule is not None:
+                yield text, rule
 
-    def _matches(self, rule: str, tool: str, args: dict[str, Any]) -> bool:
-        """Whether `rule` covers this call: the tool (or its family) and, if given, the specifier."""
-        name, spec = parse_rule(rule)
-        family = (name == tool or (name == "Edit" and tool in EDIT_FAMILY)
-                  or (name == "Read" and tool in READ_FAMILY))
-        if not family or spec is None:
+    def _bash_rule(self, kind: str, form: str, whole: bool = False) -> str | None:
+        """The first rule of `kind` that matches one form of a command."""
+        return next((text for text, rule in self._readings(kind) if rule.names("Bash") and (
+            rule.specifier is None or command_matches(rule.specifier, form, whole))), None)
+
+    def _first_match(self, kind: str, tool: str, args: dict[str, Any], paths: Callable[[], list[Path]]
+                     ) -> str | None:
+        """The first rule of `kind` that covers this call (`paths`: see `_paths`)."""
+        broad = kind != "allow"
+        return next((text for text, rule in self._readings(kind) if self._matches(rule, tool, args, broad, paths)), None)
+
+    def _paths(self, tool: str, args: dict[str, Any]) -> Callable[[], list[Path]]:
+        """The paths a file tool's call works on (see `_targets`), found once and only when a rule asks."""
+        return cache(lambda: self._targets(tool, args))
+
+    def _matches(self, rule: Rule, tool: str, args: dict[str, Any], broad: bool,
+                 paths: Callable[[], list[Path]]) -> bool:
+        """Whether `rule` covers this call: the tool (or its family) and, if given, the specifier.
+        A broad (deny or ask) path rule matches when any form of the path does, a strict one when
+        all do."""
+        family = (rule.names(tool) or (rule.names("Edit") and tool in EDIT_FAMILY)
+                  or (rule.names("Read") and tool in READ_FAMILY))
+        if not family or rule.specifier is None:
             return family
-        if tool == "Bash":
-            return command_matches(spec, _text(args.get("command")))
         if tool in READ_FAMILY + EDIT_FAMILY:
-            return path_matches(spec, self._target(tool, args), self.cwd, self.home)
+            hits = [path_matches(rule.specifier, path, self.cwd, self.home, broad) for path in paths()]
+            return any(hits) if broad else bool(hits) and all(hits)
         if tool == "Agent":
-            return command_matches(spec, _text(args.get("subagent_type")) or "general-purpose")
+            return command_matches(rule.specifier, _text(args.get("subagent_type")) or "general-purpose")
         if tool == "Skill":
-            return command_matches(spec, _text(args.get("skill")).removeprefix("/"))
+            return command_matches(rule.specifier, _text(args.get("skill")).removeprefix("/"))
         return False  # a specifier we cannot interpret never matches
 
     def _target(self, tool: str, args: dict[str, Any]) -> Path | None:
@@ -120,6 +165,17 @@ class Policy:
             pass
         return normal_path(Path(value) if os.path.isabs(value) else Path(self.cwd, value))
 
+    def _targets(self, tool: str, args: dict[str, Any]) -> list[Path]:
+        """The path a file tool works on, and where it leads when symlinks are followed."""
+        path = self._target(tool, args)
+        if path is None:
+            return []
+        try:
+            real = Path(os.path.realpath(path))
+        except (OSError, ValueError):
+            return [path]
+        return [path] if real == path else [path, real]
+
     def _inside(self, path: Path) -> str | None:
         """`path` relative to the workspace when it is inside it, else None."""
         try:
@@ -127,10 +183,26 @@ class Policy:
         except ValueError:
             return None
 
+    def _editable(self, path: Path) -> bool:
+        """Whether `path` lies in the workspace or one of the additional directories."""
+        return any(path == folder or folder in path.parents for folder in (normal_path(self.cwd), *self.directories))
+
     def _edit_inside(self, tool: str, args: dict[str, Any]) -> bool:
-        """Whether the call edits a file inside the workspace (what acceptEdits approves)."""
+        """Whether the call edits a file inside the workspace or an additional directory (what
+        acceptEdits approves)."""
         path = self._target(tool, args) if tool in EDIT_FAMILY else None
-        return path is not None and self._inside(path) is not None
+        return path is not None and self._editable(path)
+
+    def _harmless_write(self, word: str) -> bool:
+        """Whether a redirection to `word` may pass with an allow rule: it names a plain file in the
+        workspace (or an additional directory) that no Edit deny or ask rule covers, or /dev/null."""
+        text = literal(word)
+        if not text or text in _QUIET_FILES:
+            return text in _QUIET_FILES
+        args = {"file_path": str(normal_path(Path(self.cwd, text)))}
+        paths = self._paths("Edit", args)
+        return (self._edit_inside("Edit", args) and not self._first_match("deny", "Edit", args, paths)
+                and not self._first_match("ask", "Edit", args, paths))
 
     def _subject(self, tool: str, args: dict[str, Any]) -> str:
         """What the call does, as the refusal names it."""
@@ -149,7 +221,7 @@ class Policy:
         inside = self._inside(path)
         name = "Edit" if tool in EDIT_FAMILY else tool
         rule = f"{name}(./{inside})" if inside else f"{name}(/{path.as_posix()})"
-        extra = ["--permission-mode acceptEdits"] if inside and tool in EDIT_FAMILY else []
+        extra = ["--permission-mode acceptEdits"] if self._edit_inside(tool, args) else []
         return [f"--allowedTools '{rule}'", *extra]
 
 
@@ -178,6 +250,8 @@ _REASONS = {  # what the model sees for each kind of refusal: what was refused, 
             "that rule from permissions.deny or --disallowedTools.",
     "ask": "{subject} matches the ask rule '{rule}' and needs approval, which cannot be given in -p mode; "
            "the user can remove that rule from permissions.ask or run with --dangerously-skip-permissions.",
+    "unreadable": "{subject} nests too deeply to be checked against the permission rule '{rule}', so it is "
+                  "refused; the user can allow it only by removing that rule.",
     "plan": "{subject} is refused because plan mode permits only read-only tools; the user can allow it by "
             "running with another --permission-mode than plan.",
     "approval": "{subject} needs approval, and none can be given in -p mode; the user can allow it with "
@@ -185,5 +259,5 @@ _REASONS = {  # what the model sees for each kind of refusal: what was refused, 
 }
 
 
-def _refusal(kind: str, subject: str, rule: str = "", ways: Iterable[str] = ()) -> Decision:
-    return Decision(False, _REASONS[kind].format(subject=subject, rule=rule, ways=", ".join(ways)))
+def _refusal(kind: str, subject: str, rule: str = "", ways: Iterable[str] = (), suggestion: str = "") -> Decision:
+    return Decision(False, _REASONS[kind].format(subject=subject, rule=rule, ways=", ".join(ways)), kind, suggestion)

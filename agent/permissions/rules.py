@@ -1,195 +1,162 @@
-"""Permission rule syntax: reading rule lists, and matching one rule's specifier against a call:
-Bash commands (prefix, wildcard, exact; compound commands split into their parts) and
-gitignore-style file paths."""
+"""Reading permission rules as Claude Code writes and reads them: `Tool` or `Tool(specifier)`, with
+`\\(`, `\\)` and `\\\\` escaped inside the parentheses, `Tool(*)` meaning every use, and the legacy
+name `Task` meaning `Agent`. Claude Code skips a rule it cannot parse and never consults some that
+parse; such a rule approves nothing here either, but as a deny or ask rule it is read broadly, as
+its writer most plausibly meant it, and a warning says so."""
 
 from __future__ import annotations
 
-import os
 import re
-import warnings
+from dataclasses import dataclass
 from functools import lru_cache
-from pathlib import Path
 from typing import Iterable
 
-_MAX_NESTING = 50  # deeper $(...) nesting is refused rather than read
+ALIASES = {"Task": "Agent"}  # Claude Code still reads rules written with the old names
+_PATH_TOOLS = ("Read", "Edit", "Write", "Glob", "Grep")
+_COVERED_BY = {"Write": "Edit", "Glob": "Read", "Grep": "Read"}  # Claude Code consults these rules' paths
 
 
-def parse_rule(rule: str) -> tuple[str, str | None]:
-    """`(tool, specifier)` of a rule; the specifier is None for `Tool` and `Tool()`. A rule whose
-    parentheses are not closed keeps its whole text as the name, so it matches no tool."""
-    rule = rule.strip()
-    name, paren, rest = rule.partition("(")
-    if not paren:
-        return rule, None
-    if not rest.endswith(")"):
-        return rule, None
-    spec = rest[:-1].strip()
-    return name.strip(), spec or None
+@dataclass(frozen=True)
+class Rule:
+    """One reading of a rule: the tool (a `*` pattern in deny and ask rules) and the specifier,
+    unescaped, or None for every use of the tool."""
+
+    tool: str
+    specifier: str | None = None
+    any_case: bool = False  # a lower-case tool name, read broadly
+
+    def names(self, tool: str) -> bool:
+        """Whether this rule is about `tool`."""
+        if "*" not in self.tool:
+            return self.tool == tool or self.any_case and self.tool.casefold() == tool.casefold()
+        flags = re.IGNORECASE if self.any_case else 0
+        return re.fullmatch(".*".join(re.escape(p) for p in self.tool.split("*")), tool, flags) is not None
+
+    def __str__(self) -> str:
+        if self.specifier is None:
+            return self.tool
+        return self.tool + "(" + re.sub(r"([()\\])", r"\\\1", self.specifier) + ")"
 
 
-def command_matches(spec: str, command: str) -> bool:
-    """A Bash specifier against one simple command: `prefix:*`, a `*` pattern, or exact text."""
-    spec, command = spec.strip(), command.strip()
-    if spec.endswith(":*"):  # legacy prefix form, on a word boundary: `npm:*` is not `npmx`
-        prefix = spec[:-2].rstrip()
-        return command == prefix or command.startswith(prefix) and command[len(prefix)].isspace()
-    return _wildcard_regex(spec).fullmatch(command) is not None
+@dataclass(frozen=True)
+class Reading:
+    """What a rule means: `strict` (Claude Code's reading, for allow rules), `broad` (for deny and
+    ask rules), either None when the rule matches nothing, and `problem`, why Claude Code would
+    skip the rule or read it otherwise than it looks ("" for a rule that reads as written)."""
+
+    strict: Rule | None
+    broad: Rule | None
+    problem: str = ""
+    allow_only: bool = False  # the problem is one only for an allow rule
 
 
-@lru_cache(maxsize=1024)
-def _wildcard_regex(spec: str) -> re.Pattern[str]:
-    """`*` matches any text; `\\*` is a literal star; a final ` *` may also match nothing."""
-    optional_tail = spec.endswith(" *")  # `ls *` also matches a bare `ls`, yet not `lsof`
-    pieces = re.split(r"(\\\*|\*)", spec[:-2] if optional_tail else spec)
-    body = "".join(".*" if p == "*" else re.escape("*" if p == "\\*" else p) for p in pieces)
-    return re.compile(body + (r"(?:\s.*)?" if optional_tail else ""), re.DOTALL)
+@lru_cache(maxsize=4096)
+def read_rule(text: str) -> Reading:
+    """The readings of one rule as written in settings or a flag."""
+    text = text.strip()
+    opening, closing = _unescaped(text, "("), _unescaped(text, ")", last=True)
+    if not text:
+        return Reading(None, None, "is empty")
+    if opening < 0 and closing < 0:
+        return _reading(text, None, [], [])
+    if opening < 0 or closing != len(text) - 1 or closing < opening:
+        return Reading(None, None, "does not end with the ')' closing its '('")
+    name, spec = text[:opening], _unescape(text[opening + 1:closing])
+    fatal, notes = [], []
+    if name != name.rstrip():
+        fatal.append("has a blank before '('")
+    if _count(text, "(") != _count(text, ")"):
+        fatal.append("has unbalanced parentheses (write \\( and \\) for literal ones)")
+    if re.search(r"(?<!\\)(?:\\\\)*\(\)", text):
+        fatal.append("has empty parentheses" + (" (write just the tool name for every use)" if not spec else ""))
+    if spec != spec.strip():
+        notes.append("has blanks inside its parentheses, which Claude Code keeps as part of the specifier")
+    return _reading(name.strip(), spec, fatal, notes)
 
 
-def path_matches(spec: str, path: Path | None, cwd: Path, home: Path) -> bool:
-    """A gitignore-style file specifier against an absolute path: the path, or a folder holding
-    it, must match, and it must lie under the pattern's anchor (root, home or workspace)."""
-    if path is None:
-        return False
-    if spec.startswith("//"):
-        anchor, pattern = Path("/"), spec[2:]
-    elif spec == "~" or spec.startswith("~/"):
-        anchor, pattern = home, spec[2:]
-    else:  # `./x`, `/x` (Claude Code: relative to the settings file) and `x` all start at the workspace
-        anchor, pattern = cwd, spec.removeprefix("./")
-    anchored = spec.startswith(("/", "~/", "./")) or spec == "~" or "/" in pattern.rstrip("/")
-    segments = (pattern.strip("/") or "**").split("/")  # `./`, `~/` and `//` alone mean everything
-    while anchored and len(segments) > 1 and not re.search(r"[*?\[]", segments[0]):
-        anchor, segments = anchor / segments[0], segments[1:]  # fold literal folders (and `..`)
-    try:
-        relative = path.relative_to(normal_path(anchor))
-    except ValueError:
-        return False
-    regex = _gitignore_regex("/".join(segments), anchored)
-    folders = ["/".join(relative.parts[:n]) for n in range(len(relative.parts), 0, -1)]
-    return any(regex.fullmatch(candidate) for candidate in folders or [""])
+def _reading(name: str, spec: str | None, fatal: list[str], notes: list[str]) -> Reading:
+    tool = ALIASES.get(name, name)
+    if not tool:
+        return Reading(None, None, "names no tool")
+    spec = None if spec == "*" else spec
+    broad_spec = None if spec is None or spec.strip() in ("", "*") else spec.strip()
+    broad_tool, lower = tool, not tool[0].isupper() and "_" not in tool
+    if tool.startswith("mcp__"):
+        fatal += ["is an MCP rule, which takes no parentheses"] if spec is not None else []
+    elif "*" in tool:
+        wildcard = "has '*' in its tool name, which only deny and ask rules may"
+        if not fatal and not notes:
+            return Reading(None, Rule(tool, broad_spec), wildcard, allow_only=True)
+        fatal.append(wildcard)
+    elif lower:
+        fatal.append("names its tool in lower case")
+    if broad_spec and ":*" in broad_spec and tool in ("Bash", *_PATH_TOOLS):
+        if tool != "Bash":
+            fatal.append("uses ':*', which only Bash prefix rules take (write '*')")
+            broad_spec = broad_spec.replace(":*", "*")
+        elif broad_spec == ":*":
+            fatal.append("has no prefix before ':*'")
+            broad_spec = None
+        elif not broad_spec.endswith(":*") or broad_spec.count(":*") > 1:
+            fatal.append("has ':*' before its end (write ' *' for a wildcard)")
+            broad_spec = broad_spec.replace(":*", " *")
+    if tool in _COVERED_BY and broad_spec is not None:
+        fatal.append(f"gives a path to {tool}, which Claude Code never consults ({_COVERED_BY[tool]} rules "
+                     f"cover {tool})")
+        broad_tool = _COVERED_BY[tool]
+    strict = None if fatal else Rule(tool, spec)
+    return Reading(strict, Rule(broad_tool, broad_spec, lower), "; ".join(fatal + notes))
 
 
-@lru_cache(maxsize=1024)
-def _gitignore_regex(pattern: str, anchored: bool) -> re.Pattern[str]:
-    """`**/` spans folders, a final `/**` everything inside (and the folder), `*` and `?` stay
-    within one name, `[...]` is a class; an unanchored pattern may start in any folder."""
-    tail = r"(?:/.*)?" if pattern.endswith("/**") else ""
-    pattern = pattern[:-3] if tail else pattern
-    out, i = [], 0
-    while i < len(pattern):
-        if pattern.startswith("**/", i):
-            out.append("(?:.*/)?")
-            i += 3
-        elif pattern.startswith("**", i):
-            out.append(".*")
-            i += 2
-        elif pattern[i] in "*?":
-            out.append("[^/]*" if pattern[i] == "*" else "[^/]")
-            i += 1
-        elif pattern[i] == "[" and (end := pattern.find("]", i + 2)) > 0:
-            inner = pattern[i + 1:end].replace("\\", "\\\\")
-            out.append("[" + ("^" + inner[1:] if inner.startswith("!") else inner) + "]")
-            i = end + 1
-        else:
-            out.append(re.escape(pattern[i]))
-            i += 1
-    try:
-        with warnings.catch_warnings():  # odd classes like `[a--b]` warn about future set syntax
-            warnings.simplefilter("ignore")
-            return re.compile(("" if anchored else "(?:.*/)?") + "".join(out) + tail, re.DOTALL)
-    except re.error:  # e.g. a class like [z-a]: take the pattern literally
-        return re.compile(re.escape(pattern), re.DOTALL)
+def rule_warning(text: str, kind: str) -> str | None:
+    """What is wrong with a rule of `kind` (allow, deny or ask) and what this agent makes of it, in
+    one line; None when it reads as written."""
+    reading = read_rule(text)
+    if not reading.problem or reading.allow_only and kind != "allow":
+        return None
+    rule = reading.strict if kind == "allow" else reading.broad
+    if rule is None:
+        return f"{reading.problem}; it is ignored"
+    if rule.any_case:
+        return f"{reading.problem}; it is read in any letter case"
+    return reading.problem + ("" if str(rule) == text.strip() else f"; it is read as {rule}")
 
 
-def split_command(command: str) -> list[str]:
-    """The simple commands of a shell command line: split at `;`, `&`, `&&`, `|`, `||`, newlines and
-    parentheses outside quotes; bodies of `$(...)`, `<(...)`, `>(...)` and backquotes are added as
-    commands of their own (the enclosing command keeps its text). Raises ValueError when the
-    nesting is too deep to read."""
-    parts: list[str] = []
-    _scan(command.replace("\\\n", " "), 0, 0, parts)
-    return [part.strip() for part in parts if part.strip()]
+def _escaped(text: str, i: int) -> bool:
+    """Whether the character at i follows an odd number of backslashes."""
+    return (i - len(text[:i].rstrip("\\"))) % 2 == 1
 
 
-def _scan(text: str, i: int, depth: int, parts: list[str]) -> int:
-    """Append the commands of text[i:] to `parts`, up to the `)` closing a nested scan (depth > 0);
-    returns the index where the scan stopped."""
-    if depth > _MAX_NESTING:
-        raise ValueError("command nesting too deep")
-    inner: list[str] = []  # substituted commands, added after the command that holds them
-    current, quote = "", None
-    while i < len(text):
-        char = text[i]
-        if quote == "'":  # nothing is special inside single quotes
-            quote = None if char == "'" else quote
-        elif char == "\\":
-            current, i = current + text[i:i + 2], i + 2
-            continue
-        elif char == "`":
-            end = text.find("`", i + 1) % (len(text) + 1)  # an unclosed quote runs to the end
-            _scan(text[i + 1:end], 0, depth + 1, inner)
-            current, i = current + text[i:end + 1], end + 1
-            continue
-        elif _is_arithmetic(text, i):  # `$((1+2))` runs no command
-            end = text.index("))", i) + 2
-            current, i = current + text[i:end], end
-            continue
-        elif text.startswith(("$(", "<(", ">("), i):
-            end = _scan(text, i + 2, depth + 1, inner)
-            current, i = current + text[i:end + 1], end + 1
-            continue
-        elif char == '"':
-            quote = None if quote else '"'
-        elif char == "'" and quote is None:
-            quote = "'"
-        elif quote is None and char == "(":  # a subshell: its commands are commands of their own
-            parts.append(current)
-            current, i = "", _scan(text, i + 1, depth + 1, parts) + 1
-            continue
-        elif quote is None and char == ")" and depth:
-            break
-        elif quote is None and (char in ";\n|" or char == "&" and _is_separator(text, i)):
-            parts.append(current)
-            current = ""
-            i += 2 if text.startswith(("&&", "||", "|&", ";;"), i) else 1
-            continue
-        current += char
-        i += 1
-    parts.append(current)
-    parts.extend(inner)
-    return i
+def _unescaped(text: str, char: str, last: bool = False) -> int:
+    """The index of the first (or last) `char` not escaped by a backslash, or -1."""
+    indexes = [i for i, c in enumerate(text) if c == char and not _escaped(text, i)]
+    return (indexes[-1] if last else indexes[0]) if indexes else -1
 
 
-def _is_arithmetic(text: str, i: int) -> bool:
-    """Whether `$((` starts at i and its body, up to `))`, holds no command substitution."""
-    end = text.find("))", i) if text.startswith("$((", i) else -1
-    return end > 0 and "$(" not in text[i + 3:end] and "`" not in text[i + 3:end]
+def _count(text: str, char: str) -> int:
+    return sum(1 for i, c in enumerate(text) if c == char and not _escaped(text, i))
 
 
-def _is_separator(text: str, i: int) -> bool:
-    """Whether the `&` at i separates commands rather than redirecting (`2>&1`, `&>file`)."""
-    return not (i > 0 and text[i - 1] in "<>") and not text.startswith("&>", i)
-
-
-def normal_path(path: Path) -> Path:
-    """`path` made absolute and normalised, as the tools resolve it (symlinks not followed)."""
-    text = os.path.normpath(os.path.abspath(path))
-    return Path("/" + text.lstrip("/") if text.startswith("//") else text)  # POSIX keeps a leading //
+def _unescape(spec: str) -> str:
+    """`\\(`, `\\)` and `\\\\` read as the characters they escape; other backslashes stay."""
+    return re.sub(r"\\([()\\])", r"\1", spec)
 
 
 def split_rules(value: str) -> list[str]:
     """The rules in a flag value: separated by spaces or commas, except inside parentheses."""
-    rules, current, depth = [], "", 0
-    for char in value:
+    rules, current, depth, i = [], "", 0, 0
+    while i < len(value):
+        char = value[i]
+        if char == "\\":  # an escaped character never separates or nests
+            current, i = current + value[i:i + 2], i + 2
+            continue
         if char in " \t\n," and depth == 0:
             rules.append(current)
             current = ""
-            continue
-        if char == "(":
-            depth += 1
-        elif char == ")" and depth:
-            depth -= 1
-        current += char
+        else:
+            depth += 1 if char == "(" else -1 if char == ")" and depth else 0
+            current += char
+        i += 1
     return [rule.strip() for rule in [*rules, current] if rule.strip()]
 
 

@@ -1,5 +1,6 @@
 """Settings: the permission rules and mode of a session, read from Claude Code's settings files and
-merged with the command-line flags."""
+merged with the command-line flags. Settings files are untrusted input: whatever is wrong with one
+is a one-line warning naming the file, never a crash."""
 
 from __future__ import annotations
 
@@ -9,37 +10,54 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from agent.errors import UsageError
+from agent.permissions.paths import normal_path
 from agent.permissions.policy import MODES, Policy
-from agent.permissions.rules import merge_rules, normal_path, split_rules
+from agent.permissions.rules import merge_rules, rule_warning, split_rules
 
 log = logging.getLogger("agent")
+
+_LISTS = ("allow", "deny", "ask")
 
 
 def load_policy(cwd: Path, home: Path, mode: str | None = None, allowed: Iterable[str] = (),
                 disallowed: Iterable[str] = (), skip_permissions: bool = False) -> Policy:
     """The policy of a session in `cwd`: the three settings files merged, then the flags added.
     Lists are joined; defaultMode comes from the most specific file; --permission-mode beats it and
-    --dangerously-skip-permissions beats both. An unknown flag mode raises UsageError."""
+    --dangerously-skip-permissions beats both, unless a file sets disableBypassPermissionsMode, when
+    bypass is passed over for the next choice. An unknown flag mode raises UsageError."""
     if mode is not None and mode not in MODES:
         raise UsageError(f"unknown permission mode {mode!r}; valid modes: {', '.join(MODES)}")
-    lists: dict[str, tuple[str, ...]] = {"allow": (), "deny": (), "ask": ()}
-    chosen = "default"
+    lists: dict[str, tuple[str, ...]] = {key: () for key in _LISTS}
+    default_mode, bypass_disabled, directories = None, None, []
     files = [home / ".claude" / "settings.json", cwd / ".claude" / "settings.json",
              cwd / ".claude" / "settings.local.json"]  # least specific first
     for path in dict.fromkeys(normal_path(p) for p in files):  # home == cwd must not load a file twice
         permissions = _read_permissions(path)
         for key in lists:
-            lists[key] = merge_rules(lists[key], _rule_list(permissions, key, path))
+            rules = _rule_list(permissions, key, path)
+            lists[key] = merge_rules(lists[key], _checked(rules, key, f"permissions.{key} of {path}"))
         value = permissions.get("defaultMode")
         if value in MODES:
-            chosen = value
+            default_mode = value
         elif value is not None:
             log.warning("ignoring defaultMode %r in %s; valid modes: %s", value, path, ", ".join(MODES))
-    flag_rules = lambda values: [r for value in values for r in split_rules(value)]  # noqa: E731
-    chosen = "bypassPermissions" if skip_permissions else mode or chosen
-    return Policy(mode=chosen, allow=merge_rules(lists["allow"], flag_rules(allowed)),
-                  deny=merge_rules(lists["deny"], flag_rules(disallowed)), ask=lists["ask"],
-                  cwd=normal_path(cwd), home=normal_path(home))
+        if _disables_bypass(permissions.get("disableBypassPermissionsMode", False), path):
+            bypass_disabled = bypass_disabled or path
+        directories += _directories(permissions.get("additionalDirectories", []), path, cwd, home)
+    choices = ["bypassPermissions"] * skip_permissions + [m for m in (mode, default_mode) if m]
+    if bypass_disabled and "bypassPermissions" in choices:
+        log.warning("bypassPermissions mode is disabled by permissions.disableBypassPermissionsMode in %s",
+                    bypass_disabled)
+        choices = [choice for choice in choices if choice != "bypassPermissions"]
+    chosen = (choices or ["default"])[0]
+    if chosen == "auto":
+        log.warning("auto mode needs Claude Code's safety classifier, which this agent lacks; "
+                    "tool calls are decided as in default mode")
+    allowed_rules = _checked([rule for value in allowed for rule in split_rules(value)], "allow", "--allowedTools")
+    denied_rules = _checked([rule for value in disallowed for rule in split_rules(value)], "deny", "--disallowedTools")
+    return Policy(mode=chosen, allow=merge_rules(lists["allow"], allowed_rules),
+                  deny=merge_rules(lists["deny"], denied_rules), ask=lists["ask"],
+                  cwd=normal_path(cwd), home=normal_path(home), directories=tuple(dict.fromkeys(directories)))
 
 
 def _read_permissions(path: Path) -> dict[str, Any]:
@@ -69,3 +87,32 @@ def _rule_list(permissions: dict[str, Any], key: str, path: Path) -> list[str]:
         log.warning("ignoring non-text rules in permissions.%s of %s", key, path)
         value = value if isinstance(value, list) else []
     return [rule.strip() for rule in value if isinstance(rule, str) and rule.strip()]
+
+
+def _checked(rules: list[str], kind: str, where: str) -> list[str]:
+    """`rules` (of `kind`, found `where`) unchanged, after one warning for each rule Claude Code
+    would skip or read otherwise."""
+    for rule in rules:
+        if problem := rule_warning(rule, kind):
+            log.warning("rule %r in %s %s", rule, where, problem)
+    return rules
+
+
+def _disables_bypass(value: Any, path: Path) -> bool:
+    """Whether a disableBypassPermissionsMode value turns bypass off. Claude Code takes only
+    "disable"; `true` plainly means the same, so it disables too (warned), and anything else is warned."""
+    if value == "disable" or value is False:
+        return value == "disable"
+    log.warning("disableBypassPermissionsMode %s in %s: the value Claude Code reads is \"disable\"%s",
+                json.dumps(value), path, "; bypass is disabled" if value is True else "; ignored")
+    return value is True
+
+
+def _directories(value: Any, path: Path, cwd: Path, home: Path) -> list[Path]:
+    """The folders of permissions.additionalDirectories: `~/x` in the home folder, a relative path
+    from the workspace."""
+    if not isinstance(value, list) or not all(isinstance(item, str) and item.strip() for item in value):
+        log.warning("ignoring entries of permissions.additionalDirectories in %s that are not paths", path)
+        value = value if isinstance(value, list) else []
+    items = [item.strip() for item in value if isinstance(item, str) and item.strip()]
+    return [normal_path(home / item[2:] if item == "~" or item.startswith("~/") else cwd / item) for item in items]

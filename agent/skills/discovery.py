@@ -12,18 +12,22 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from agent.skills.arguments import PROJECT_DIR, SKILL_DIR
+from agent.skills.cache import FrontmatterCache
 from agent.skills.frontmatter import (
-    FrontmatterError, clean_body, field_text, parse_bool, parse_frontmatter, scalar_text, split_frontmatter,
+    FrontmatterError, clean_body, field_text, parse_bool, parse_frontmatter, report_ignored, scalar_text,
+    split_frontmatter,
     tool_list, word_list,
 )
 
 log = logging.getLogger("agent")
 
 _ARGUMENT_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
-_HANDLED_KEYS = {
+_HANDLED_KEYS = frozenset({
     "name", "description", "when_to_use", "argument-hint", "arguments", "disable-model-invocation",
     "user-invocable", "model", "context", "agent", "allowed-tools",
-}
+})
+_UNSUPPORTED_KEYS = frozenset({"effort", "hooks", "paths", "shell", "background", "disallowed-tools"})
 
 
 class SkillError(FrontmatterError):
@@ -54,6 +58,12 @@ class Skill:
         """The skill's SKILL.md."""
         return self.folder / "SKILL.md"
 
+    def allowed_rules(self, project_dir: str) -> tuple[str, ...]:
+        """The `allowed-tools` rules with `${CLAUDE_SKILL_DIR}` and `${CLAUDE_PROJECT_DIR}` filled
+        in, as Claude Code does, so `Bash(${CLAUDE_SKILL_DIR}/scripts/x.sh)` names the real script."""
+        return tuple(rule.replace(SKILL_DIR, str(self.folder)).replace(PROJECT_DIR, project_dir)
+                     for rule in self.allowed_tools)
+
     def body(self) -> str:
         """The instructions after the frontmatter, read from disk now, without leading blank lines
         or trailing whitespace."""
@@ -62,16 +72,18 @@ class Skill:
         return clean_body(parts[1] if parts else text)
 
 
-def discover_skills(cwd: Path, home: Path) -> list[Skill]:
+def discover_skills(cwd: Path, home: Path, cache: FrontmatterCache | None = None) -> list[Skill]:
     """Every usable skill of the project (`<cwd>/.claude/skills`) and the user
     (`<home>/.claude/skills`), sorted by name; a project skill hides a user skill of the same name.
-    Unusable SKILL.md files are skipped with one warning each."""
+    Only frontmatter is read (through `cache` when given). Unusable SKILL.md files are skipped
+    with one warning each."""
+    cache = cache or FrontmatterCache(None)
     project_root = Path(cwd) / ".claude" / "skills"
     user_root = Path(home) / ".claude" / "skills"
-    found = {skill.name: skill for skill in _skills_in(project_root, "project")}
+    found = {skill.name: skill for skill in _skills_in(project_root, "project", cache)}
     if _same_directory(project_root, user_root):
         return sorted(found.values(), key=lambda skill: skill.name)
-    for skill in _skills_in(user_root, "user"):
+    for skill in _skills_in(user_root, "user", cache):
         if skill.name in found:
             log.info(f"skill {skill.name!r}: the project skill in {found[skill.name].folder} "
                      f"overrides the user skill in {skill.folder}")
@@ -84,16 +96,20 @@ def read_skill(text: str, folder: Path, source: str = "project") -> Skill:
     """The skill whose SKILL.md in `folder` holds `text`; raises SkillError (and nothing else) when
     the frontmatter is missing, is not valid YAML, is not a mapping or has no description."""
     try:
-        fields, _ = parse_frontmatter(text)
+        fields, _ = parse_frontmatter(text, str(folder / "SKILL.md"))
     except FrontmatterError as error:
         raise SkillError(str(error)) from None
+    return skill_from_fields(fields, folder, source)
+
+
+def skill_from_fields(fields: dict[str, Any], folder: Path, source: str = "project") -> Skill:
+    """The skill in `folder` whose frontmatter parsed to `fields`; raises SkillError when it has
+    no description."""
     description = field_text(fields.get("description"))
     if not description:
         raise SkillError("no description in the frontmatter")
     name = folder.name
-    ignored = sorted(set(fields) - _HANDLED_KEYS)
-    if ignored:
-        log.info(f"skill {name!r}: ignoring frontmatter fields {', '.join(ignored)}")
+    report_ignored(f"skill {name!r}", fields, _HANDLED_KEYS, _UNSUPPORTED_KEYS)
     model = field_text(fields.get("model"))
     return Skill(
         name=name,
@@ -113,19 +129,24 @@ def read_skill(text: str, folder: Path, source: str = "project") -> Skill:
     )
 
 
-def _skills_in(root: Path, source: str) -> list[Skill]:
+def _skills_in(root: Path, source: str, cache: FrontmatterCache) -> list[Skill]:
     try:
         entries = sorted(os.scandir(root), key=lambda entry: entry.name)
     except OSError:  # no such folder, or not a folder: no skills here
         return []
     skills = []
     for entry in entries:
-        path = Path(entry.path) / "SKILL.md"
+        path = os.path.join(entry.path, "SKILL.md")
         try:
-            if not entry.is_dir() or not path.is_file():
+            if not entry.is_dir():
                 continue
-            skills.append(read_skill(_read_text(path), Path(os.path.abspath(entry.path)), source))
-        except SkillError as error:
+            fields = cache.read(path)
+            skills.append(skill_from_fields(fields, Path(os.path.abspath(entry.path)), source))
+        except FileNotFoundError:  # a folder without a SKILL.md is not a skill
+            continue
+        except OSError as error:
+            log.warning(f"skipping {path}: cannot read it ({error.strerror or error})")
+        except FrontmatterError as error:
             log.warning(f"skipping {path}: {error}")
     return skills
 

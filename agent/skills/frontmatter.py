@@ -9,13 +9,26 @@ without rendering nested values (so aliases, the YAML "billion laughs", cannot b
 from __future__ import annotations
 
 import datetime
+import json
+import logging
 import re
 from typing import Any
 
 from agent.errors import AgentError
+from agent.permissions.rules import split_rules
 
+log = logging.getLogger("agent")
+
+_ONE_LINE_FIELD = re.compile(r"^(?P<key>[A-Za-z0-9_][A-Za-z0-9_.-]*)[ \t]*:[ \t]+(?P<value>\S.*?)[ \t]*$")
 _CLOSING_FENCE = re.compile(r"^---[ \t]*\r?$", re.MULTILINE)
 _LEADING_BLANK_LINES = re.compile(r"(?:[ \t]*\r?\n)+")
+# Fields that describe a definition rather than configure it (the Agent Skills standard's, and
+# what public collections add): read silently.
+METADATA_FIELDS = frozenset({
+    "license", "metadata", "version", "author", "authors", "maintainer", "maintainers", "tags",
+    "keywords", "category", "categories", "compatibility", "color", "icon", "title", "homepage",
+    "repository", "source", "url", "created", "updated", "date", "status",
+})
 TRUE_WORDS = frozenset({"true", "yes", "on", "1"})
 FALSE_WORDS = frozenset({"false", "no", "off", "0"})
 
@@ -37,29 +50,99 @@ def split_frontmatter(text: str) -> tuple[str, str] | None:
     return text[first_newline + 1:closing.start()], text[closing.end():]
 
 
-def load_mapping(source: str) -> dict[str, Any]:
-    """The YAML mapping in `source`, its keys as text (keys that are not scalars are dropped).
-    Raises FrontmatterError, and nothing else, when it is not valid YAML or not a mapping."""
+def load_mapping(source: str, label: str = "", first_line_number: int = 1) -> tuple[dict[str, Any], str | None]:
+    """The YAML mapping in `source`, its keys as text (keys that are not scalars are dropped), and
+    a warning when it had to be read leniently.
+
+    When the YAML is invalid, it is read again with every top-level one-line `key: value` that is
+    not valid on its own taken as plain text (real files write `description: Triggers on: x`,
+    which Claude Code loads); that succeeding gives the warning, naming `label` and the line.
+    Raises FrontmatterError, and nothing else, when even that fails (naming line and column,
+    counted from `first_line_number`) or the result is not a mapping."""
     import yaml  # here, not at the top: a run with no skills or agents on disk never needs it
 
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # the C loader when libyaml is built in
+    warning = None
     try:
         fields = yaml.load(source, Loader=loader)
     except Exception as error:  # PyYAML also raises ValueError and RecursionError on odd input
-        raise FrontmatterError(f"invalid YAML frontmatter ({first_line(error)})") from None
+        where = _position(error, first_line_number)
+        fields = _load_repaired(source, loader)
+        if fields is None:
+            raise FrontmatterError(f"invalid YAML frontmatter{where} ({_problem(error)})") from None
+        warning = (f"{label or 'frontmatter'}: invalid YAML{where} ({_problem(error)}); "
+                   "read with its one-line values taken as plain text")
     if not isinstance(fields, dict):
         raise FrontmatterError("the frontmatter is not a mapping of fields")
     keyed = ((scalar_text(key), value) for key, value in fields.items())
-    return {key: value for key, value in keyed if key is not None}
+    return {key: value for key, value in keyed if key is not None}, warning
 
 
-def parse_frontmatter(text: str) -> tuple[dict[str, Any], str]:
-    """`(fields, rest)` of a definition file's `text`; raises FrontmatterError when there is no
-    frontmatter, it is not valid YAML, or it is not a mapping."""
+def _load_repaired(source: str, loader) -> Any:
+    """`source` parsed with its broken one-line fields quoted, or None when that fails too."""
+    import yaml
+
+    lines = source.split("\n")
+    changed = False
+    for index, line in enumerate(lines):
+        match = _ONE_LINE_FIELD.match(line)
+        following = next((later for later in lines[index + 1:] if later.strip()), "")
+        if not match or following[:1] in (" ", "\t"):
+            continue  # not a one-line field, or one whose value continues on the lines below
+        try:
+            yaml.load(line, Loader=loader)
+            continue  # valid on its own: the trouble is elsewhere
+        except Exception:
+            lines[index] = f"{match.group('key')}: {json.dumps(match.group('value'), ensure_ascii=False)}"
+            changed = True
+    if not changed:
+        return None
+    try:
+        return yaml.load("\n".join(lines), Loader=loader)
+    except Exception:
+        return None
+
+
+def _position(error: BaseException, first_line_number: int) -> str:
+    mark = getattr(error, "problem_mark", None)
+    if mark is None:
+        return ""
+    return f" at line {mark.line + first_line_number}, column {mark.column + 1}"
+
+
+def _problem(error: BaseException) -> str:
+    return str(getattr(error, "problem", None) or first_line(error))
+
+
+def read_frontmatter(text: str, label: str = "") -> tuple[dict[str, Any], str, str | None]:
+    """`(fields, rest, warning)` of a definition file's `text` (`label` names it in the warning,
+    given when the YAML had to be read leniently); raises FrontmatterError when there is no
+    frontmatter, it is not valid YAML even leniently read, or it is not a mapping."""
     parts = split_frontmatter(text)
     if parts is None:
         raise FrontmatterError("no frontmatter (the file must start with a --- line, closed by another ---)")
-    return load_mapping(parts[0]), parts[1]
+    fields, warning = load_mapping(parts[0], label, first_line_number=2)
+    return fields, parts[1], warning
+
+
+def parse_frontmatter(text: str, label: str = "") -> tuple[dict[str, Any], str]:
+    """`(fields, rest)` of a definition file's `text`, as `read_frontmatter`, logging its warning."""
+    fields, rest, warning = read_frontmatter(text, label)
+    if warning:
+        log.warning(warning)
+    return fields, rest
+
+
+def report_ignored(label: str, fields: dict[str, Any], handled: frozenset[str], unsupported: frozenset[str]) -> None:
+    """One `--verbose` line each for the fields of `fields` we do not act on: Claude Code's own
+    fields this agent does not implement (`unsupported`), and fields nobody defines. Metadata
+    fields are silent."""
+    skipped = sorted(set(fields) & unsupported)
+    unknown = sorted(set(fields) - handled - unsupported - METADATA_FIELDS)
+    if skipped:
+        log.info(f"{label}: ignoring {', '.join(skipped)} (Claude Code fields this agent does not implement)")
+    if unknown:
+        log.info(f"{label}: ignoring unknown fields {', '.join(unknown)}")
 
 
 def clean_body(rest: str) -> str:
@@ -113,19 +196,7 @@ def tool_list(value: Any) -> tuple[str, ...]:
     tools except inside parentheses, so `Bash(git add *) Read` is two tools."""
     if isinstance(value, list):
         return tuple(word for word in (field_text(item) for item in value) if word)
-    tools, current, depth = [], [], 0
-    for char in field_text(value):
-        if char == "(":
-            depth += 1
-        elif char == ")":
-            depth = max(0, depth - 1)
-        if depth == 0 and (char == "," or char.isspace()):
-            tools.append("".join(current))
-            current = []
-        else:
-            current.append(char)
-    tools.append("".join(current))
-    return tuple(tool for tool in tools if tool)
+    return tuple(split_rules(field_text(value)))  # the same syntax as a rules flag
 
 
 def parse_bool(value: Any) -> bool | None:

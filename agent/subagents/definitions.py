@@ -7,6 +7,8 @@ import logging
 from dataclasses import dataclass
 from pathlib import Path
 
+from agent.skills.frontmatter import split_frontmatter
+
 log = logging.getLogger("agent")
 
 _TOOL_ALIASES = {"Task": "Agent"}  # the Agent tool was called Task; old definitions still say so
@@ -18,7 +20,7 @@ class AgentDefinition:
 
     name: str
     description: str
-    prompt: str  # the body: this agent's system prompt
+    prompt_text: str | None = None  # the system prompt; None: the body of the file at `path`, read when used
     tools: tuple[str, ...] | None = None  # None = inherit every tool; "Bash(git *)" names the Bash tool
     disallowed_tools: tuple[str, ...] = ()
     model: str | None = None  # alias (sonnet/opus/haiku/inherit) or full id, as written
@@ -26,6 +28,32 @@ class AgentDefinition:
     skills: tuple[str, ...] = ()  # skill names whose bodies are preloaded
     source: str = "builtin"  # "builtin" | "user" | "project" | "cli"
     path: Path | None = None
+
+    @property
+    def prompt(self) -> str:
+        """The agent's system prompt: given inline, or the body of its file, read now (a start
+        with hundreds of agents reads only their frontmatter). Raises OSError if unreadable."""
+        if self.prompt_text is not None or self.path is None:
+            return self.prompt_text or ""
+        text = self.path.read_bytes().decode("utf-8", errors="replace")
+        parts = split_frontmatter(text)
+        return (parts[1] if parts else text).strip()
+
+    @property
+    def spawnable_types(self) -> tuple[str, ...] | None:
+        """The agent types this agent may start when its tools say `Agent(a, b)`; None when it
+        may start any (a bare `Agent`, or no tools list). `Agent()` names none."""
+        if self.tools is None:
+            return None
+        types: list[str] | None = None
+        for entry in self.tools:
+            if tool_name(entry) != "Agent":
+                continue
+            _, paren, inside = entry.partition("(")
+            if not paren:
+                return None
+            types = (types or []) + [name.strip() for name in inside.rstrip(")").split(",") if name.strip()]
+        return tuple(dict.fromkeys(types)) if types is not None else None
 
 
 _REPORT_BACK = (
@@ -39,7 +67,7 @@ BUILTIN_AGENTS: dict[str, AgentDefinition] = {
         name="Explore",
         description="Fast read-only agent for exploring a codebase: finding files, searching code, "
                     "answering questions about it.",
-        prompt=(
+        prompt_text=(
             "You are a read-only exploration agent. Answer the question you were given by finding "
             "files, searching code and reading it. Search broadly first (Glob, Grep), then read what "
             "matters. Never modify anything: do not create, edit, move or delete files, and use Bash "
@@ -53,7 +81,7 @@ BUILTIN_AGENTS: dict[str, AgentDefinition] = {
         name="general-purpose",
         description="General-purpose agent for researching complex questions, searching for code, "
                     "and executing multi-step tasks.",
-        prompt=(
+        prompt_text=(
             "You are a general-purpose agent. Another agent delegated the task below to you: do it "
             "completely with the tools you have, searching, reading, running commands and editing "
             "files as the task requires. Look before you act and keep changes minimal. When done, "

@@ -14,10 +14,12 @@ from pathlib import Path
 from typing import Any
 
 from agent.errors import UsageError
+from agent.skills.cache import FrontmatterCache
 from agent.skills.frontmatter import (
-    FrontmatterError, field_text, first_line, parse_frontmatter, scalar_text, tool_list, word_list,
+    FrontmatterError, field_text, first_line, parse_frontmatter, report_ignored, scalar_text, tool_list, word_list,
 )
-from agent.subagents.definitions import BUILTIN_AGENTS, AgentDefinition
+from agent.subagents.definitions import BUILTIN_AGENTS, AgentDefinition, tool_name
+from agent.tools import builtin_tools
 from agent.workspace import project_folders
 
 log = logging.getLogger("agent")
@@ -25,19 +27,27 @@ log = logging.getLogger("agent")
 MAX_NAME_LENGTH = 256
 _FILE_FIELDS = frozenset({"name", "description", "tools", "disallowedTools", "model", "maxTurns", "skills"})
 _CLI_FIELDS = _FILE_FIELDS - {"name"} | {"prompt"}
+# Claude Code's own agent fields that this agent does not implement (read, reported under --verbose)
+_UNSUPPORTED_FIELDS = frozenset({
+    "permissionMode", "mcpServers", "hooks", "autoCompactWindow", "initialPrompt", "memory", "effort",
+    "background", "omitClaudeMd", "isolation",
+})
 
 
-def discover_agents(cwd: Path, home: Path, cli_agents: str | None = None) -> dict[str, AgentDefinition]:
+def discover_agents(cwd: Path, home: Path, cli_agents: str | None = None,
+                    cache: FrontmatterCache | None = None) -> dict[str, AgentDefinition]:
     """Every subagent definition of this run, sorted by name: the built-ins, then user agents
     (`<home>/.claude/agents/**/*.md`), then project agents (`.claude/agents/**/*.md` in cwd and each
     parent up to the repository root, the nearest winning), then `cli_agents` (the --agents value),
-    each overriding the ones before on a name clash. Unusable files are skipped with one warning
-    each; a bad --agents value raises UsageError."""
+    each overriding the ones before on a name clash. Only frontmatter is read (through `cache`
+    when given). Unusable files are skipped with one warning each; a bad --agents value raises
+    UsageError."""
+    cache = cache or FrontmatterCache(None)
     from_cli = parse_cli_agents(cli_agents, cwd) if cli_agents is not None else {}
     project_roots = [folder / ".claude" / "agents" for folder in project_folders(Path(cwd))]
     project: dict[str, AgentDefinition] = {}
     for root in project_roots:  # nearest first, so a farther definition never replaces one
-        for name, definition in _agents_in(root, "project").items():
+        for name, definition in _agents_in(root, "project", cache).items():
             if name in project:
                 log.info(f"agent {name!r}: {project[name].path} shadows {definition.path}")
             else:
@@ -45,21 +55,48 @@ def discover_agents(cwd: Path, home: Path, cli_agents: str | None = None) -> dic
     user_root = Path(home) / ".claude" / "agents"
     # A home inside the repository would otherwise load the same files twice, once as "user".
     same = _resolved(user_root) in {_resolved(root) for root in project_roots} - {None}
-    user = {} if same else _agents_in(user_root, "user")
+    user = {} if same else _agents_in(user_root, "user", cache)
     found = dict(BUILTIN_AGENTS)
     for layer in (user, project, from_cli):
         for name, definition in layer.items():
             if name in found:
                 log.info(f"agent {name!r}: the {_origin(definition)} overrides the {_origin(found[name])}")
             found[name] = definition
+    _warn_about_unknown_tools(found.values())
     return dict(sorted(found.items()))
+
+
+def _warn_about_unknown_tools(definitions) -> None:
+    """One warning for every definition naming tools this agent does not have (WebFetch, MCP
+    tools...): they are left out when the agent runs; --verbose says which agent names which."""
+    known = {tool.name for tool in builtin_tools()} | {"Skill", "Agent"}
+    unknown: dict[str, list[str]] = {}
+    for definition in definitions:
+        for entry in (*(definition.tools or ()), *definition.disallowed_tools):
+            if tool_name(entry) not in known:
+                unknown.setdefault(tool_name(entry), []).append(definition.name)
+    if not unknown:
+        return
+    agents = sorted({name for names in unknown.values() for name in names})
+    for name in agents:
+        tools = sorted(tool for tool, users in unknown.items() if name in users)
+        log.info(f"agent {name!r}: leaving out tools this agent does not have: {', '.join(tools)}")
+    shown = ", ".join(sorted(unknown)[:6]) + (", ..." if len(unknown) > 6 else "")
+    log.warning(f"{len(agents)} agent definition{'s' if len(agents) > 1 else ''} name tools this agent "
+                f"does not have ({shown}); they are left out (--verbose lists which agent names which)")
 
 
 def read_agent(text: str, path: Path, source: str = "project") -> AgentDefinition:
     """The definition in the agent file at `path` holding `text`. Raises FrontmatterError (and
     nothing else) when the file cannot be used: no frontmatter, invalid YAML, not a mapping, no or
     a reserved name, no description, or a tools field that is neither text nor a list."""
-    fields, rest = parse_frontmatter(text)
+    fields, rest = parse_frontmatter(text, str(path))
+    return agent_from_fields(fields, path, source, rest.strip())
+
+
+def agent_from_fields(fields: dict[str, Any], path: Path, source: str = "project", prompt: str | None = None) -> AgentDefinition:
+    """The definition in the agent file at `path` whose frontmatter parsed to `fields`; its body is
+    `prompt`, or read from the file when used (None). Raises FrontmatterError when unusable."""
     name = field_text(fields.get("name")) if not isinstance(fields.get("name"), list) else ""
     problem = _name_problem(name)
     if problem:
@@ -67,7 +104,7 @@ def read_agent(text: str, path: Path, source: str = "project") -> AgentDefinitio
     description = field_text(fields.get("description"))
     if not description:
         raise FrontmatterError("no description")
-    return _definition(name, description, rest.strip(), fields, _FILE_FIELDS, source, path)
+    return _definition(name, description, prompt, fields, _FILE_FIELDS, source, path)
 
 
 def parse_cli_agents(value: str, cwd: Path | None = None) -> dict[str, AgentDefinition]:
@@ -112,17 +149,15 @@ def parse_cli_agents(value: str, cwd: Path | None = None) -> dict[str, AgentDefi
     return agents
 
 
-def _definition(name: str, description: str, prompt: str, fields: dict[str, Any], handled: frozenset[str],
+def _definition(name: str, description: str, prompt: str | None, fields: dict[str, Any], handled: frozenset[str],
                 source: str, path: Path | None) -> AgentDefinition:
     label = f"agent {name!r}" + (f" ({path})" if path else " (--agents)")
-    ignored = sorted(set(fields) - handled)
-    if ignored:
-        log.info(f"{label}: ignoring fields {', '.join(ignored)}")
+    report_ignored(label, fields, handled, _UNSUPPORTED_FIELDS)
     skills = dict.fromkeys(word_list(fields.get("skills"), commas=True))  # a dict keeps the first of duplicates
     return AgentDefinition(
         name=name,
         description=description,
-        prompt=prompt,
+        prompt_text=prompt,
         tools=_tools_field(fields, "tools"),
         disallowed_tools=_tools_field(fields, "disallowedTools") or (),
         model=field_text(fields.get("model")) or None,
@@ -169,16 +204,16 @@ def _name_problem(name: str) -> str | None:
     return None
 
 
-def _agents_in(root: Path, source: str) -> dict[str, AgentDefinition]:
+def _agents_in(root: Path, source: str, cache: FrontmatterCache) -> dict[str, AgentDefinition]:
     """The usable definitions under `root`, searched recursively in sorted path order; the first
     of a duplicated name wins. os.walk does not follow symlinked folders, so loops cannot hang us."""
     paths = sorted(Path(folder) / file for folder, _, files in os.walk(root) for file in files if file.endswith(".md"))
     agents: dict[str, AgentDefinition] = {}
     for path in paths:
         try:
-            if not path.is_file():
-                continue
-            definition = read_agent(path.read_bytes().decode("utf-8", errors="replace"), path, source)
+            definition = agent_from_fields(cache.read(path), path, source)
+        except FileNotFoundError:  # vanished, or not a regular file
+            continue
         except OSError as error:
             log.warning(f"skipping {path}: cannot read it ({error.strerror or error})")
             continue

@@ -7,6 +7,7 @@ the skills layer sits below this one.
 from __future__ import annotations
 
 from agent.loop import AgentSpec, Result
+from agent.skills.commands import command_context
 from agent.skills.discovery import Skill
 from agent.skills.render import render
 from agent.subagents.definitions import BUILTIN_AGENTS
@@ -22,9 +23,10 @@ def run_forked_skill(skill: Skill, args: str, session, parent: AgentSpec, append
     definition = session.agents.get(kind) or BUILTIN_AGENTS.get(kind)
     if definition is None:
         raise ToolError(f"skill {skill.name!r} names agent {kind!r}, which does not exist; valid: {', '.join(session.agents)}")
-    body = render(skill, args, session.workspace.cwd, append_arguments=append_arguments)
     spec = subagent_spec(
         session, definition, parent, f"skill:{skill.name}", [skill.model],
-        exclude_skill=skill.name, granted=skill.allowed_tools,
+        exclude_skill=skill.name, granted=skill.allowed_rules(str(session.workspace.cwd)),
     )
+    # the body's commands run under the fork's policy: the parent's, plus the skill's allowed-tools
+    body = render(skill, args, command_context(session, spec.policy), append_arguments=append_arguments)
     return run_subagent(spec, body, session, f"skill:{skill.name}", f"/{skill.name} ({kind})")

@@ -14,11 +14,13 @@ import os
 from typing import Any
 
 from agent.conversation import user_message
+from agent.errors import ProviderError
 from agent.loop import AgentSpec, Result, run_loop
 from agent.model.pricing import cost_usd
 from agent.model.providers import resolve_model
 from agent.permissions.policy import grant
 from agent.prompt import subagent_system_prompt
+from agent.skills.commands import command_context
 from agent.skills.render import render
 from agent.subagents.definitions import AgentDefinition, filter_tools
 from agent.tools.base import ToolError
@@ -51,18 +53,22 @@ def subagent_spec(
     `models` > the definition's > CLAUDE_CODE_SUBAGENT_MODEL > the main model, and the parent's
     permission policy (a subagent may do no more than its parent) plus the `granted` rules."""
     depth = parent.depth + 1
-    tools = session.tools_for(depth, exclude_skill)
+    tools = session.tools_for(depth, exclude_skill, definition.spawnable_types)
     try:
         names = filter_tools([tool.name for tool in tools], definition)
     except ValueError as exc:
         raise ToolError(str(exc)) from None
-    body = definition.prompt
+    policy = grant(parent.policy, granted)
+    try:
+        body = definition.prompt
+    except OSError as error:
+        raise ToolError(f"cannot read the {definition.name} agent's file {definition.path}: {error.strerror or error}") from None
     for name in definition.skills:
         skill = session.skills.get(name)
         if skill is None or not skill.model_invocable:
             log.info("agent %s: skill %r cannot be preloaded", definition.name, name)
             continue
-        body += "\n\n" + render(skill, "", session.workspace.cwd)
+        body += "\n\n" + render(skill, "", command_context(session, policy))
     model = resolve_model(
         [*models, definition.model, os.environ.get("CLAUDE_CODE_SUBAGENT_MODEL")], session.provider_name, session.model
     )
@@ -74,7 +80,7 @@ def subagent_spec(
         max_turns=definition.max_turns or session.max_turns,
         depth=depth,
         transcript=session.transcript(label),
-        policy=grant(parent.policy, granted),
+        policy=policy,
     )
 
 
@@ -87,7 +93,12 @@ def run_subagent(spec: AgentSpec, prompt: str, session, kind: str, description: 
     with session.lock:
         session.subagent_runs.append(record)
     log.info("subagent %s (depth %d, %s) starts", spec.name, spec.depth, spec.model)
-    result = run_loop(spec, [user_message(prompt)], session)
+    try:
+        result = run_loop(spec, [user_message(prompt)], session)
+    except ProviderError as exc:
+        record.update(subtype="error_during_execution", error=str(exc))
+        log.info("subagent %s failed: %s", spec.name, exc)
+        raise
     log.info("subagent %s finished: %s after %d turns", spec.name, result.subtype, result.turns)
     record.update(
         subtype=result.subtype,

@@ -1,9 +1,17 @@
-"""The Agent tool: delegate a task to a subagent that starts from the task alone."""
+"""The Agent tool: delegate a task to a subagent that starts from the task alone.
+
+Its description lists the agent types it may start (their catalog lines, which share the skill
+catalog's budget, with the tools each will really get). When those lines had to be shortened,
+the tool also answers `search` with the full entries.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
+from agent.errors import ProviderError
+from agent.skills.catalog import SHORTENED_NOTE, Entry, one_line, search
+from agent.subagents.definitions import AgentDefinition, filter_tools
 from agent.subagents.runner import positive_env, run_subagent, subagent_spec
 from agent.tools.base import Tool, ToolError, object_schema
 
@@ -23,23 +31,42 @@ def max_concurrent() -> int:
     return positive_env("CLAUDE_CODE_MAX_CONCURRENT_SUBAGENTS", DEFAULT_MAX_CONCURRENT)
 
 
-def _describe(definition) -> str:
-    tools = ", ".join(definition.tools) if definition.tools is not None else "all"
-    if definition.disallowed_tools:
-        tools += " except " + ", ".join(definition.disallowed_tools)
-    return f"- {definition.name}: {definition.description} (Tools: {tools})"
+def agent_entry(definition: AgentDefinition, offered: list[str]) -> Entry:
+    """An agent type's catalog entry: its description, then the tools it will really get out of
+    the `offered` tool names (not the ones its definition names but this agent does not have)."""
+    try:
+        tools = filter_tools(offered, definition)
+    except ValueError:
+        tools = []
+    if definition.tools is None and not definition.disallowed_tools:
+        listed = "all tools"
+    else:
+        types = definition.spawnable_types
+        listed = ", ".join(f"Agent({', '.join(types)})" if tool == "Agent" and types is not None else tool
+                           for tool in tools) or "none"
+    return Entry(definition.name, f"{one_line(definition.description)} (Tools: {listed})")
 
 
-def agent_tool(agents: dict[str, Any]) -> Tool:
-    """The Agent tool over the subagent `agents` (a name -> AgentDefinition mapping)."""
-    description = "\n".join([INTRO, *(_describe(d) for d in agents.values())])
+def agent_tool(agents: dict[str, AgentDefinition], entries: dict[str, Entry], lines: dict[str, str],
+               searchable: bool = False) -> Tool:
+    """The Agent tool over the subagent `agents`, listed by their catalog `lines` (and, with
+    `searchable`, answering `search` from their full `entries`)."""
+    description = "\n".join([INTRO, *(lines[name] for name in agents)])
+    if searchable:
+        description += "\n" + SHORTENED_NOTE.format(tool="Agent")
 
     def run(arguments: dict[str, Any], context) -> str:
+        if searchable and "prompt" not in arguments and isinstance(arguments.get("search"), str):
+            return search([entries[name] for name in agents], arguments["search"], "agent types")
+        missing = [key for key in ("description", "prompt") if not isinstance(arguments.get(key), str)]
+        if missing:
+            raise ToolError(f"missing required argument(s): {', '.join(missing)}")
         session = context.session
         kind = (arguments.get("subagent_type") or DEFAULT_TYPE).strip()
         definition = agents.get(kind)
         if definition is None:
-            raise ToolError(f"unknown subagent_type {kind!r}; valid types: {', '.join(agents)}")
+            valid = "call Agent with `search` to look types up" if searchable else f"valid types: {', '.join(agents)}"
+            raise ToolError(f"unknown subagent_type {kind!r}; {valid}")
         spec = subagent_spec(session, definition, context.agent, kind, [arguments.get("model")])
         with session.lock:
             if session.running_subagents >= max_concurrent():
@@ -50,6 +77,8 @@ def agent_tool(agents: dict[str, Any]) -> Tool:
             session.running_subagents += 1
         try:
             result = run_subagent(spec, arguments["prompt"], session, kind, arguments["description"])
+        except ProviderError as exc:  # a failure inside the subagent is its caller's error result
+            raise ToolError(f"the {kind} agent failed: {exc}") from None
         finally:
             with session.lock:
                 session.running_subagents -= 1
@@ -59,13 +88,13 @@ def agent_tool(agents: dict[str, Any]) -> Tool:
         usage = result.usage
         return f"{report}\n\n<usage>turns: {result.turns}, input_tokens: {usage.input_tokens}, output_tokens: {usage.output_tokens}</usage>"
 
-    parameters = object_schema(
-        {
-            "description": {"type": "string", "description": "A short (3-5 word) description of the task."},
-            "prompt": {"type": "string", "description": "The complete task for the agent."},
-            "subagent_type": {"type": "string", "description": f"The agent type to use (default {DEFAULT_TYPE})."},
-            "model": {"type": "string", "description": "Optional model: sonnet, opus, haiku or a full model id."},
-        },
-        ["description", "prompt"],
-    )
+    properties = {
+        "description": {"type": "string", "description": "A short (3-5 word) description of the task."},
+        "prompt": {"type": "string", "description": "The complete task for the agent."},
+        "subagent_type": {"type": "string", "description": f"The agent type to use (default {DEFAULT_TYPE})."},
+        "model": {"type": "string", "description": "Optional model: sonnet, opus, haiku or a full model id."},
+    }
+    if searchable:
+        properties["search"] = {"type": "string", "description": "Words to look for in the agent types' full descriptions (instead of a task)."}
+    parameters = object_schema(properties, [] if searchable else ["description", "prompt"])
     return Tool("Agent", description, parameters, run, parallel=True)

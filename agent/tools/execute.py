@@ -78,7 +78,7 @@ def _permission_refusal(call: ToolCall, tool: Tool, context: Any) -> str | None:
     decision = policy.check(call.name, call.arguments, tool.read_only)
     if decision.allowed:
         return None
-    context.session.record_denial(call)
+    context.session.record_denial(call.name, call.id, call.arguments)
     return decision.reason
 
 

@@ -138,12 +138,15 @@ def _is_binary(path: Path) -> bool:
         return b"\0" in handle.read(BINARY_SNIFF_BYTES)
 
 
-def _grep_files(root: Path, glob: str | None) -> Iterator[Path]:
+def _grep_files(root: Path, glob: str | None, context: Any) -> Iterator[Path]:
     matcher = _glob_regex(glob) if glob else None
     candidates = [root] if root.is_file() else _walk(root)
+    policy = getattr(getattr(context, "agent", None), "policy", None)
     for path in candidates:
         if not path.is_file():  # a named pipe or socket would block the read forever
             continue
+        if policy is not None and not policy.check("Read", {"file_path": str(path)}, True).allowed:
+            continue  # a file Read may not open (a deny rule on .env) must not leak through a search
         relative = path.name if path == root else path.relative_to(root).as_posix()
         if matcher and not (matcher.match(path.name) or matcher.match(relative)):
             continue
@@ -176,7 +179,7 @@ def _grep(arguments: dict[str, Any], context: Any) -> str:
     display = context.workspace.display
     matched: list[Path] = []
     lines: list[str] = []
-    for path in _grep_files(root, glob):
+    for path in _grep_files(root, glob, context):
         try:
             if _is_binary(path):
                 continue

@@ -1,0 +1,64 @@
+"""Command line: parse flags, build the session, run, print the answer (or JSON), map to an exit code.
+
+`options` holds the flags, `build` turns them into a session and runs it, `output` shapes the
+JSON result. This package is the only code that writes to stdout.
+
+May import: everything below it (it is the top layer).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+import time
+from typing import Sequence
+
+from agent.cli.build import run
+from agent.cli.options import build_parser
+from agent.cli.output import incomplete_because, print_json
+from agent.errors import AgentError
+
+log = logging.getLogger("agent")
+
+EXIT_INTERRUPTED = 130
+
+
+def _configure_logging(verbose: bool) -> None:
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("[agent] %(message)s"))
+    log.handlers[:] = [handler]
+    log.setLevel(logging.INFO if verbose else logging.WARNING)
+    log.propagate = False
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the agent with command-line arguments `argv`; returns the exit code."""
+    started = time.monotonic()
+    output_format = "text"
+    try:
+        args = build_parser().parse_args(argv)
+        output_format = args.output_format
+        _configure_logging(args.verbose)
+        result, session = run(args, os.environ)
+    except AgentError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        if output_format == "json":
+            print_json("error_during_execution", str(exc), 0, started)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except Exception as exc:  # a bug of ours: still one line (the traceback only under --verbose)
+        log.info("internal error", exc_info=True)
+        print(f"error: internal error: {type(exc).__name__}: {' '.join(str(exc).split())[:300]}", file=sys.stderr)
+        return 1
+    problem = incomplete_because(result, session)
+    if output_format == "json":
+        print_json(result.subtype, result.text.strip(), result.turns, started, session, result.stop_reason, problem is not None)
+    elif result.text.strip():
+        print(result.text.strip())
+    if problem:
+        print(f"error: {problem}", file=sys.stderr)
+        return 1
+    return 0

@@ -1,0 +1,147 @@
+"""Reading definition files (SKILL.md, agent files) fast at start-up: only the frontmatter is read,
+and what it parsed to is cached by path, size and modification time in
+`~/.cache/agent/frontmatter.json` (`$XDG_CACHE_HOME` if set). A project with a thousand skills
+then starts almost as fast as one with none; a changed file is parsed again.
+
+The cache is our own file, but it is still read as untrusted input: anything unexpected in it
+means an empty cache, never an error. Writing it is best-effort and atomic.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import tempfile
+from stat import S_ISREG
+import time
+from pathlib import Path
+from typing import Any
+
+from agent.skills.frontmatter import FrontmatterError, read_frontmatter, split_frontmatter
+
+log = logging.getLogger("agent")
+
+CACHE_VERSION = 2  # bump when parsing changes what a file parses to
+MAX_ENTRIES = 5000
+HEAD_BYTES = 8192  # read this much first: nearly every frontmatter ends within it
+RACY_SECONDS = 2.0  # a file this fresh may change again within its mtime's granularity: not cached
+MAX_NODES = 10_000  # YAML aliases can make a small file a huge value: such values are not cached
+
+
+def cache_path(home: Path, env: dict | os._Environ = os.environ) -> Path:
+    """Where the frontmatter cache lives for a user whose home is `home`."""
+    base = env.get("XDG_CACHE_HOME")
+    return (Path(base) if base and os.path.isabs(base) else home / ".cache") / "agent" / "frontmatter.json"
+
+
+class FrontmatterCache:
+    """Parsed frontmatter by file, loaded once per run and saved when it changed."""
+
+    def __init__(self, path: Path | None) -> None:
+        self.path = path
+        self.entries: dict[str, dict[str, Any]] = _load(path) if path else {}
+        self.changed = False
+
+    def read(self, path: Path | str) -> dict[str, Any]:
+        """The frontmatter fields of the definition file at `path` (its warning, if any, logged
+        again); raises FrontmatterError when it cannot be used, FileNotFoundError when it is not
+        a regular file, and OSError when it cannot be read."""
+        stat = os.stat(path)
+        if not S_ISREG(stat.st_mode):
+            raise FileNotFoundError(f"not a regular file: {path}")
+        key = os.path.abspath(path)
+        entry = self.entries.get(key)
+        if not (entry and entry.get("size") == stat.st_size and entry.get("mtime_ns") == stat.st_mtime_ns):
+            entry, fields = _parse(path, stat)
+            if fields is not None:
+                return fields  # too large to cache: used as parsed, this once
+            if self.path and time.time() - stat.st_mtime > RACY_SECONDS:
+                self.entries.pop(key, None)
+                self.entries[key] = entry  # the newest last, so pruning drops the oldest
+                self.changed = True
+        if entry.get("warning"):
+            log.warning(entry["warning"])
+        if entry.get("error") is not None:
+            raise FrontmatterError(entry["error"])
+        return entry["fields"]
+
+    def save(self) -> None:
+        """Write the cache if anything changed (atomically; failures are only logged)."""
+        if not (self.path and self.changed):
+            return
+        entries = dict(list(self.entries.items())[-MAX_ENTRIES:])
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            handle, temporary = tempfile.mkstemp(dir=self.path.parent, prefix=".frontmatter.", suffix=".tmp")
+            with os.fdopen(handle, "w", encoding="utf-8") as out:
+                json.dump({"version": CACHE_VERSION, "entries": entries}, out, ensure_ascii=False)
+            os.replace(temporary, self.path)
+        except (OSError, ValueError) as error:
+            log.info(f"cannot write the frontmatter cache {self.path}: {getattr(error, 'strerror', None) or error}")
+        self.changed = False
+
+
+def read_head(path: Path) -> str:
+    """The start of the file at `path`, as far as the end of its frontmatter (the whole file when
+    the frontmatter does not end within the first HEAD_BYTES)."""
+    with open(path, "rb") as handle:
+        head = handle.read(HEAD_BYTES)
+        text = head.decode("utf-8", errors="replace")
+        if len(head) < HEAD_BYTES or split_frontmatter(text) is not None:
+            return text
+        return (head + handle.read()).decode("utf-8", errors="replace")
+
+
+def _parse(path: Path, stat: os.stat_result) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    """A cache entry for the file, and the raw fields instead when they are too large to cache."""
+    entry: dict[str, Any] = {"size": stat.st_size, "mtime_ns": stat.st_mtime_ns, "fields": None, "error": None,
+                             "warning": None}
+    try:
+        fields, _, entry["warning"] = read_frontmatter(read_head(path), str(path))
+    except FrontmatterError as error:
+        entry["error"] = str(error)
+        return entry, None
+    try:
+        entry["fields"] = _plain(fields)
+    except _TooLarge:
+        if entry["warning"]:
+            log.warning(entry["warning"])
+        return entry, fields
+    return entry, None
+
+
+def _plain(value: Any, budget: list[int] | None = None) -> Any:
+    """`value` as plain JSON data: mappings and lists kept, dates and other scalars as text,
+    anything else dropped (None). Counts nodes in `budget` so alias bombs stay bounded."""
+    budget = budget if budget is not None else [MAX_NODES]
+    budget[0] -= 1
+    if budget[0] < 0:
+        raise _TooLarge
+    if isinstance(value, dict):
+        return {str(key): _plain(item, budget) for key, item in value.items() if isinstance(key, (str, int, float, bool))}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [_plain(item, budget) for item in value]
+    if value is None or isinstance(value, (str, bool, int, float)):
+        return value if not isinstance(value, float) or value == value else str(value)  # NaN is not JSON
+    try:
+        return str(value) if hasattr(value, "isoformat") else None
+    except ValueError:
+        return None
+
+
+class _TooLarge(Exception):
+    pass
+
+
+def _load(path: Path) -> dict[str, dict[str, Any]]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return {}
+    if not isinstance(data, dict) or data.get("version") != CACHE_VERSION or not isinstance(data.get("entries"), dict):
+        return {}
+    entries = data["entries"]
+    valid = all(isinstance(e, dict) and ("fields" in e) and (isinstance(e.get("fields"), dict) or e.get("error") is not None)
+                for e in entries.values())
+    return entries if valid else {}
