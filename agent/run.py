@@ -45,17 +45,32 @@ def main_agent(session: Session) -> AgentSpec:
     )
 
 
+class MainConversation:
+    """The main conversation of a session: one turn per prompt, each continuing the ones before
+    (and `history`, a resumed session's messages). A new conversation's first message carries
+    the memory files. A turn that fails or is interrupted leaves the conversation as it was."""
+
+    def __init__(self, session: Session, history: list[dict] = ()) -> None:
+        self.session = session
+        self.agent = main_agent(session)
+        self.messages: list[dict] = list(history)
+
+    def turn(self, prompt: str) -> Result:
+        """Answer `prompt`, expanding a leading run of `/skill` commands."""
+        refused = refused_user_invocation(prompt, self.session.skills)
+        if refused:
+            raise UsageError(f"/{refused} can only be invoked by the model, not directly by users; ask for it in words")
+        new = _first_messages(prompt, self.session, self.agent)
+        if not self.messages:
+            new[0] = with_context(new[0], self.session.memory)
+        result = run_loop(self.agent, new, self.session, self.messages)
+        self.messages = result.messages
+        return result
+
+
 def run_prompt(prompt: str, session: Session, history: list[dict] = ()) -> Result:
-    """Answer `prompt` in the main conversation (a new one, or `history` continued), expanding a
-    leading run of `/skill` commands. A new conversation's first message carries the memory files."""
-    agent = main_agent(session)
-    refused = refused_user_invocation(prompt, session.skills)
-    if refused:
-        raise UsageError(f"/{refused} can only be invoked by the model, not directly by users; ask for it in words")
-    messages = _first_messages(prompt, session, agent)
-    if not history:
-        messages[0] = with_context(messages[0], session.memory)
-    return run_loop(agent, messages, session, history)
+    """Answer `prompt` in the main conversation: a new one, or `history` continued."""
+    return MainConversation(session, history).turn(prompt)
 
 
 def _first_messages(prompt: str, session: Session, agent: AgentSpec) -> list[dict]:
