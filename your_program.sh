@@ -18,4 +18,4 @@ if [ ! -x "$venv/bin/python" ] || [ ! -f "$stamp" ] || [ "$repo/pyproject.toml" 
 fi
 # -I: the user's cwd (the workspace) must not shadow our modules, and nothing leaks into the
 # environment of the commands the agent runs for the user.
-exec "$venv/bin/python" -I -m agent "$@" </dev/null
+exec "$venv/bin/python" -I -m agent "$@"

@@ -125,9 +125,20 @@ def _has_surrogates(text: str) -> bool:
     return False
 
 
-def user_message(text: str) -> dict[str, Any]:
-    """A plain user turn."""
-    return {"role": "user", "content": valid_text(text)}
+def user_message(text: str, context: str | None = None) -> dict[str, Any]:
+    """A user turn: plain text, or, with `context` (memory files), a context block and then the
+    text, as Claude Code sends the first message of a conversation."""
+    if context is None:
+        return {"role": "user", "content": valid_text(text)}
+    return {"role": "user", "content": [{"type": "text", "text": valid_text(context)},
+                                        {"type": "text", "text": valid_text(text)}]}
+
+
+def with_context(message: dict[str, Any], context: str | None) -> dict[str, Any]:
+    """`message` (a plain user turn) with `context` put before its text; unchanged without context."""
+    if context is None or not isinstance(message.get("content"), str):
+        return message
+    return user_message(message["content"], context)
 
 
 def tool_result(call_id: str, content: str, is_error: bool = False) -> dict[str, Any]:

@@ -23,6 +23,8 @@ class AgentSpec:
     depth: int = 0  # 0 is the main conversation; each subagent level adds one
     transcript: Any = None  # agent.transcript.Transcript, or None when not persisting
     policy: Any = None  # agent.permissions.Policy: what this agent may run without asking
+    observer: Any = None  # called with (agent, message) for each message, e.g. to print stream-json
+    parent_tool_use_id: str | None = None  # for a subagent: the Agent (or Skill) call that started it
 
 
 @dataclass
@@ -48,6 +50,7 @@ class ToolContext:
 
     session: Any
     agent: AgentSpec
+    call_id: str | None = None  # the tool call being run (execute sets it for each call)
 
     @property
     def workspace(self):
@@ -57,9 +60,11 @@ class ToolContext:
 REPEAT_WARNING_AFTER = 3  # identical consecutive calls before the model is told to change course
 
 
-def run_loop(agent: AgentSpec, messages: list[dict[str, Any]], session: Any) -> Result:
+def run_loop(agent: AgentSpec, messages: list[dict[str, Any]], session: Any,
+             history: list[dict[str, Any]] = ()) -> Result:
     """Send, append the reply, act on why it stopped, and repeat until the model has had its last
-    word (success) or `agent.max_turns` replies have been received (error_max_turns).
+    word (success) or `agent.max_turns` replies have been received (error_max_turns). `history`
+    is an earlier conversation being continued (already in its transcript); `messages` follow it.
 
     A reply with tool calls has them run, unless it was cut off at the output limit: then none
     runs (their arguments may be incomplete) and each gets an error result, so the model can try
@@ -71,6 +76,7 @@ def run_loop(agent: AgentSpec, messages: list[dict[str, Any]], session: Any) -> 
     repeats = _RepeatWatch()
     for message in messages:
         _record(agent, message)
+    messages = [*history, *messages]
     text, stop = "", Stop.END
     for turn in range(1, agent.max_turns + 1):
         reply = session.client.complete(agent.system, messages, schemas, agent.model)
@@ -108,6 +114,8 @@ def _append(messages: list[dict[str, Any]], message: dict[str, Any]) -> dict[str
 def _record(agent: AgentSpec, message: dict[str, Any]) -> None:
     if agent.transcript is not None:
         agent.transcript.append(message)
+    if agent.observer is not None:
+        agent.observer(agent, message)
 
 
 class _RepeatWatch:

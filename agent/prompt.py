@@ -32,6 +32,10 @@ def environment_note(cwd: str) -> str:
     return f"Environment:\n- Working directory: {cwd}\n- Platform: {sys.platform}"
 
 
-def main_system_prompt(cwd: str, sections: list[str] = ()) -> str:
-    """The main conversation's system prompt, with optional extra sections (skill and agent catalogs)."""
-    return "\n\n".join([MAIN_PROMPT, *sections, environment_note(cwd)])
+def main_system_prompt(cwd: str, sections: list[str] = (), replacement: str | None = None,
+                       appended: str | None = None) -> str:
+    """The main conversation's system prompt: our instructions (or `replacement`, from
+    --system-prompt), the extra sections (skill and agent catalogs), the environment note, and
+    `appended` (from --append-system-prompt) last."""
+    base = MAIN_PROMPT if replacement is None else replacement
+    return "\n\n".join(part for part in [base, *sections, environment_note(cwd), appended] if part)

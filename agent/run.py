@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agent.conversation import user_message
+from agent.conversation import user_message, with_context
 from agent.errors import ProviderError, UsageError
 from agent.loop import AgentSpec, Result, run_loop
 from agent.prompt import main_system_prompt
@@ -34,24 +34,51 @@ def main_agent(session: Session) -> AgentSpec:
         sections.append(DELEGATION)
     return AgentSpec(
         name="main",
-        system=main_system_prompt(str(session.workspace.cwd), [s for s in sections if s]),
+        system=main_system_prompt(str(session.workspace.cwd), [s for s in sections if s],
+                                  session.system_prompt, session.append_system_prompt),
         tools=by_name(tools),
         model=session.model,
         max_turns=session.max_turns,
         transcript=session.transcript("main"),
         policy=session.policy,
+        observer=session.observer,
     )
 
 
-def run_prompt(prompt: str, session: Session) -> Result:
-    """Answer `prompt` in a new main conversation, expanding a leading run of `/skill` commands."""
-    agent = main_agent(session)
-    refused = refused_user_invocation(prompt, session.skills)
-    if refused:
-        raise UsageError(f"/{refused} can only be invoked by the model, not directly by users; ask for it in words")
+class MainConversation:
+    """The main conversation of a session: one turn per prompt, each continuing the ones before
+    (and `history`, a resumed session's messages). A new conversation's first message carries
+    the memory files. A turn that fails or is interrupted leaves the conversation as it was."""
+
+    def __init__(self, session: Session, history: list[dict] = ()) -> None:
+        self.session = session
+        self.agent = main_agent(session)
+        self.messages: list[dict] = list(history)
+
+    def turn(self, prompt: str) -> Result:
+        """Answer `prompt`, expanding a leading run of `/skill` commands."""
+        refused = refused_user_invocation(prompt, self.session.skills)
+        if refused:
+            raise UsageError(f"/{refused} can only be invoked by the model, not directly by users; ask for it in words")
+        new = _first_messages(prompt, self.session, self.agent)
+        if not self.messages:
+            new[0] = with_context(new[0], self.session.memory)
+        result = run_loop(self.agent, new, self.session, self.messages)
+        self.messages = result.messages
+        return result
+
+
+def run_prompt(prompt: str, session: Session, history: list[dict] = ()) -> Result:
+    """Answer `prompt` in the main conversation: a new one, or `history` continued."""
+    return MainConversation(session, history).turn(prompt)
+
+
+def _first_messages(prompt: str, session: Session, agent: AgentSpec) -> list[dict]:
+    """The user messages a prompt becomes: itself, or the rendered bodies of its `/skill` commands
+    (a forked skill's answer in place of its body)."""
     invocation = parse_slash(prompt, session.skills)
     if invocation is None:
-        return run_loop(agent, [user_message(prompt)], session)
+        return [user_message(prompt)]
     messages = []
     for skill in invocation.skills:
         if skill.fork:
@@ -64,5 +91,5 @@ def run_prompt(prompt: str, session: Session) -> Result:
             messages.append(user_message(f"The /{skill.name} skill ran in a subagent and returned:\n\n{result.text.strip()}"))
         else:
             messages.append(user_message(render(skill, invocation.arguments, command_context(session, agent.policy))))
-            activate_skill(agent, skill, str(session.workspace.cwd))
-    return run_loop(agent, messages, session)
+            activate_skill(agent, skill, session)
+    return messages

@@ -12,8 +12,8 @@ from typing import Any
 from agent.skills.catalog import CATALOG_BUDGET_CHARS, Entry, fit, skill_entry
 from agent.skills.tool import skill_tool
 from agent.subagents.fork import run_forked_skill
-from agent.subagents.runner import max_depth
-from agent.subagents.tool import agent_entry, agent_tool
+from agent.subagents.runner import DEFAULT_MAX_DEPTH
+from agent.subagents.tool import DEFAULT_MAX_CONCURRENT, agent_entry, agent_tool
 from agent.tools import builtin_tools
 from agent.tools.base import Tool
 from agent.workspace import Workspace
@@ -40,6 +40,15 @@ class Session:
     skills: dict[str, Any] = field(default_factory=dict)  # name -> agent.skills.discovery.Skill, sorted by name
     agents: dict[str, Any] = field(default_factory=dict)  # name -> AgentDefinition, sorted by name
     catalog_budget: int = CATALOG_BUDGET_CHARS
+    max_depth: int = DEFAULT_MAX_DEPTH  # how deep subagents may nest
+    max_concurrent: int = DEFAULT_MAX_CONCURRENT  # subagents running at once
+    subagent_model: str | None = None  # CLAUDE_CODE_SUBAGENT_MODEL
+    model_aliases: dict[str, str] = field(default_factory=dict)  # alias -> model id, for this provider
+    memory: str | None = None  # the CLAUDE.md context block that opens every conversation
+    system_prompt: str | None = None  # --system-prompt: replaces our instructions in the main prompt
+    append_system_prompt: str | None = None  # --append-system-prompt: added at the end of it
+    observer: Any = None  # called with (agent, message) for each message of every conversation
+    session_id: str = ""  # for --resume, the JSON result and the transcripts
     subagent_runs: list[dict[str, Any]] = field(default_factory=list)  # accounting, in start order
     running_subagents: int = 0
     transcripts: Any = None  # agent.transcripts.Transcripts, or None with --no-session-persistence
@@ -68,7 +77,7 @@ class Session:
         if any(s.model_invocable and name != exclude_skill for name, s in self.skills.items()):
             tools.append(skill_tool(self.skills, run_forked_skill, exclude_skill, catalogs.shortened))
         agents = self.agents if agent_types is None else {n: a for n, a in self.agents.items() if n in agent_types}
-        if depth < max_depth() and agents:
+        if depth < self.max_depth and agents:
             tools.append(agent_tool(agents, catalogs.agent_entries, catalogs.agent_lines, catalogs.shortened))
         return tools
 
@@ -77,7 +86,7 @@ class Session:
         names = [tool.name for tool in builtin_tools()]
         if any(skill.model_invocable for skill in self.skills.values()):
             names.append("Skill")
-        if depth < max_depth() and self.agents:
+        if depth < self.max_depth and self.agents:
             names.append("Agent")
         return names
 

@@ -1,5 +1,6 @@
 """Transcripts: each conversation of a run appended to a JSONL file after every turn, where Claude
-Code keeps them, so a crash or Ctrl-C leaves a record.
+Code keeps them, so a crash or Ctrl-C leaves a record, and `--continue` / `--resume` can pick a
+session up again.
 
 Main conversation: `~/.claude/projects/<cwd-slug>/<session-id>.jsonl`; each subagent:
 `~/.claude/projects/<cwd-slug>/<session-id>/subagents/agent-<id>.jsonl`.
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import re
 import threading
 import time
@@ -18,10 +20,63 @@ from typing import Any
 
 log = logging.getLogger("agent")
 
+SESSION_ID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+
 
 def project_slug(cwd: Path) -> str:
     """Claude Code's folder name for a project: the absolute path, every other character a dash."""
     return re.sub(r"[^A-Za-z0-9]", "-", str(cwd))
+
+
+def project_folder(home: Path, cwd: Path) -> Path:
+    """Where the transcripts of sessions started in `cwd` live."""
+    return Path(home) / ".claude" / "projects" / project_slug(cwd)
+
+
+def latest_session(home: Path, cwd: Path) -> str | None:
+    """The id of the most recently written main conversation of `cwd`, or None."""
+    try:
+        files = [entry for entry in os.scandir(project_folder(home, cwd))
+                 if entry.name.endswith(".jsonl") and entry.is_file()]
+    except OSError:
+        return None
+    if not files:
+        return None
+    newest = max(files, key=lambda entry: (entry.stat().st_mtime_ns, entry.name))
+    return newest.name.removesuffix(".jsonl")
+
+
+def find_session(home: Path, cwd: Path, session_id: str) -> Path | None:
+    """The main transcript of `session_id`: in `cwd`'s folder, else in any project's; None if none."""
+    if not SESSION_ID.fullmatch(session_id):
+        return None
+    here = project_folder(home, cwd) / f"{session_id}.jsonl"
+    if here.is_file():
+        return here
+    return next(iter(sorted((Path(home) / ".claude" / "projects").glob(f"*/{session_id}.jsonl"))), None)
+
+
+def read_conversation(path: Path) -> list[dict[str, Any]]:
+    """The messages of a main transcript, in order. Lines that are not messages are skipped; a last
+    turn whose tool calls never got results (a crash, Ctrl-C) gets results saying so, so the
+    conversation can be sent again."""
+    messages = []
+    with open(path, encoding="utf-8", errors="replace") as lines:
+        for line in lines:
+            try:
+                entry = json.loads(line)
+            except ValueError:
+                continue
+            message = entry.get("message") if isinstance(entry, dict) else None
+            if isinstance(message, dict) and message.get("role") in ("user", "assistant") and "content" in message:
+                messages.append(message)
+    if messages and messages[-1]["role"] == "assistant":
+        calls = [b for b in messages[-1]["content"] if isinstance(b, dict) and b.get("type") == "tool_use"]
+        if calls:
+            messages.append({"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": call.get("id"), "is_error": True,
+                 "content": "not run: the session ended before this call could run"} for call in calls]})
+    return messages
 
 
 class Transcripts:
@@ -30,7 +85,7 @@ class Transcripts:
     def __init__(self, home: Path, cwd: Path, session_id: str | None = None):
         self.session_id = session_id or str(uuid.uuid4())
         self.cwd = cwd
-        self.folder = home / ".claude" / "projects" / project_slug(cwd)
+        self.folder = project_folder(home, cwd)
         self._failed = threading.Event()  # warn once, then stop trying
 
     def main(self) -> "Transcript":

@@ -8,6 +8,7 @@ each test scripts with `agent.script(...)`.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import re
@@ -157,13 +158,19 @@ class Harness:
         if self.model:
             self.model.route(key, *replies)
 
-    def run(self, prompt: str, *flags: str) -> Run:
+    def run(self, prompt: str, *flags: str, stdin=None) -> Run:
         """Run the agent in-process on `prompt`, recording or replaying this run's cassette."""
+        return self.run_argv(["-p", prompt, *flags], stdin=stdin)
+
+    def run_argv(self, argv: list[str], stdin=None) -> Run:
+        """Run the agent in-process with exactly `argv` (plus the cassette flags); `stdin` is what
+        is piped in (bytes, or an open file), nothing by default."""
         self._runs += 1
         cassette = self.cassette_path(self._runs)
         mode_flag = "--record" if self.recording else "--replay"
         self._capsys.readouterr()
-        code = cli.main(["-p", prompt, *flags, mode_flag, str(cassette)])
+        piped = io.BytesIO(stdin) if isinstance(stdin, bytes) else stdin if stdin is not None else io.BytesIO(b"")
+        code = cli.main([*argv, mode_flag, str(cassette)], stdin=piped)
         out, err = self._capsys.readouterr()
         sys.stderr.write(err)  # captured again, so pytest shows it when the test fails
         return Run(code, out, err, cassette)

@@ -4,6 +4,7 @@ import pytest
 
 from agent.subagents.definitions import BUILTIN_AGENTS, AgentDefinition
 from agent.loop import AgentSpec, ToolContext
+from agent.model.providers import model_aliases
 from agent.session import Session
 from agent.subagents.runner import subagent_spec
 from agent.tools.base import ToolError
@@ -19,9 +20,9 @@ def tool(ctx, name, depth=0, **options):
     return next(t for t in ctx.session.tools_for(depth, **options) if t.name == name)
 
 
-def test_concurrent_subagent_limit_refuses_the_call(tmp_path, monkeypatch):
-    monkeypatch.setenv("CLAUDE_CODE_MAX_CONCURRENT_SUBAGENTS", "2")
+def test_concurrent_subagent_limit_refuses_the_call(tmp_path):
     ctx = context(tmp_path)
+    ctx.session.max_concurrent = 2
     ctx.session.running_subagents = 2
     with pytest.raises(ToolError, match="Concurrent subagent limit reached"):
         tool(ctx, "Agent").run({"description": "x", "prompt": "y"}, ctx)
@@ -35,19 +36,22 @@ def test_a_tools_list_naming_no_real_tool_is_an_error_naming_the_entries(tmp_pat
         subagent_spec(ctx.session, broken, ctx.agent, "typo")
 
 
-def test_agent_tool_is_withheld_at_the_depth_cap(tmp_path, monkeypatch):
+def test_agent_tool_is_withheld_at_the_depth_cap(tmp_path):
     ctx = context(tmp_path)
     names = lambda depth: [t.name for t in ctx.session.tools_for(depth)]
     assert "Agent" in names(2) and "Agent" not in names(3)
-    monkeypatch.setenv("CLAUDE_CODE_MAX_SUBAGENT_SPAWN_DEPTH", "1")
+    ctx.session.max_depth = 1
     assert "Agent" in names(0) and "Agent" not in names(1)
 
 
-def test_model_aliases_map_per_provider(tmp_path, monkeypatch):
+def test_model_aliases_map_per_provider(tmp_path):
     ctx = context(tmp_path)
+    ctx.session.model_aliases = model_aliases("anthropic", "main-model")
+    assert subagent_spec(ctx.session, AgentDefinition("s", "S.", "Body", model="Sonnet"), ctx.agent, "s").model == "claude-sonnet-4-5"
+    assert subagent_spec(ctx.session, AgentDefinition("s", "S.", "Body", model="opus[1m]"), ctx.agent, "s").model == "claude-opus-4-5"
     definition = AgentDefinition("m", "M.", "Body", model="inherit")
     assert subagent_spec(ctx.session, definition, ctx.agent, "m").model == "main-model"
-    monkeypatch.setenv("CLAUDE_CODE_SUBAGENT_MODEL", "some/full-id")
+    ctx.session.subagent_model = "some/full-id"
     assert subagent_spec(ctx.session, AgentDefinition("n", "N.", "Body"), ctx.agent, "n").model == "some/full-id"
     assert subagent_spec(ctx.session, AgentDefinition("n", "N.", "Body"), ctx.agent, "n", ["exact-id"]).model == "exact-id"
 

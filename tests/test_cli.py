@@ -112,3 +112,37 @@ def test_a_trace_file_in_a_missing_folder_is_a_usage_error(tmp_path, monkeypatch
     monkeypatch.setenv("OPENROUTER_API_KEY", "dummy")
     assert cli.main(["-p", "hi", "--trace", str(tmp_path / "nowhere" / "t.jsonl")]) == 2
     assert "--trace" in capsys.readouterr().err
+
+
+def _subprocess_env(model, home):
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENROUTER_", "ANTHROPIC_", "AGENT_", "CLAUDE_"))}
+    env.update(HOME=str(home), OPENROUTER_BASE_URL=model.base + "/api/v1/", OPENROUTER_API_KEY="dummy-openrouter-key")
+    return env
+
+
+def test_piped_input_reaches_the_model_through_your_program_sh(tmp_path):
+    model = ScriptedModel()
+    try:
+        model.script(lambda request: text(request.messages[-1]["content"]))
+        done = subprocess.run([str(REPO / "your_program.sh"), "-p", "Explain this:"], cwd=tmp_path,
+                              env=_subprocess_env(model, tmp_path), input="ERROR disk full\n",
+                              capture_output=True, text=True, timeout=60)
+    finally:
+        model.close()
+    assert (done.returncode, done.stdout) == (0, "Explain this:\nERROR disk full\n"), done.stderr
+
+
+def test_a_pipe_held_open_does_not_hang_your_program_sh(tmp_path):
+    model = ScriptedModel()
+    try:
+        model.script(text("answered"))
+        process = subprocess.Popen([str(REPO / "your_program.sh"), "Say something."], cwd=tmp_path,
+                                   env=_subprocess_env(model, tmp_path), stdin=subprocess.PIPE,
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        out = process.stdout.read()  # returns when the agent exits, while its stdin is still open
+        err = process.stderr.read()
+        process.wait(timeout=30)
+        process.stdin.close()
+    finally:
+        model.close()
+    assert (process.returncode, out) == (0, "answered\n"), err

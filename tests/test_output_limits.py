@@ -4,6 +4,7 @@ errors for values that make no sense."""
 
 import pytest
 
+from agent.cli.environment import Environment
 from agent.errors import UsageError
 from agent.model.limits import Limits, context_window
 from scripted_model import text
@@ -30,12 +31,25 @@ def test_unknown_models_get_a_limit_every_model_accepts():
     assert Limits().max_tokens("meta-llama/llama-3.1-8b-instruct") == 4096
 
 
+def limits_from(env: dict[str, str]) -> Limits:
+    """The limits a run gets from `env`, read as the CLI reads every variable."""
+    environment = Environment(env)
+    return Limits(environment["CLAUDE_CODE_MAX_OUTPUT_TOKENS"], environment["MAX_THINKING_TOKENS"])
+
+
 def test_the_variable_sets_the_limit_up_to_a_known_models_maximum():
-    assert Limits.from_env({"CLAUDE_CODE_MAX_OUTPUT_TOKENS": "1000"}).max_tokens("claude-haiku-4-5") == 1000
-    assert Limits.from_env({"CLAUDE_CODE_MAX_OUTPUT_TOKENS": "100000"}).max_tokens("claude-haiku-4-5") == 64000
-    assert Limits.from_env({"CLAUDE_CODE_MAX_OUTPUT_TOKENS": "100000"}).max_tokens("claude-3-haiku") == 4096
-    assert Limits.from_env({"CLAUDE_CODE_MAX_OUTPUT_TOKENS": "100000"}).max_tokens("some-new-model") == 100000
-    assert Limits.from_env({"CLAUDE_CODE_MAX_OUTPUT_TOKENS": " "}).max_tokens("some-new-model") == 4096
+    assert limits_from({"CLAUDE_CODE_MAX_OUTPUT_TOKENS": "1000"}).max_tokens("claude-haiku-4-5") == 1000
+    assert limits_from({"CLAUDE_CODE_MAX_OUTPUT_TOKENS": "100000"}).max_tokens("claude-haiku-4-5") == 64000
+    assert limits_from({"CLAUDE_CODE_MAX_OUTPUT_TOKENS": "100000"}).max_tokens("claude-3-haiku") == 4096
+    assert limits_from({"CLAUDE_CODE_MAX_OUTPUT_TOKENS": "100000"}).max_tokens("some-new-model") == 100000
+    assert limits_from({"CLAUDE_CODE_MAX_OUTPUT_TOKENS": " "}).max_tokens("some-new-model") == 4096
+
+
+def test_a_thinking_budget_must_leave_room_for_an_answer():
+    assert limits_from({"MAX_THINKING_TOKENS": "31999"}).thinking("claude-haiku-4-5") == 31999
+    assert limits_from({}).thinking("claude-haiku-4-5") == 0
+    with pytest.raises(UsageError, match="below the output limit for qwen3 .4096 tokens."):
+        limits_from({"MAX_THINKING_TOKENS": "4096"}).thinking("qwen3")
 
 
 @pytest.mark.parametrize("variable, value", [
@@ -45,7 +59,7 @@ def test_the_variable_sets_the_limit_up_to_a_known_models_maximum():
 ])
 def test_malformed_values_are_usage_errors(variable, value):
     with pytest.raises(UsageError) as caught:
-        Limits.from_env({variable: value})
+        limits_from({variable: value})
     assert variable in str(caught.value) and "\n" not in str(caught.value)
 
 

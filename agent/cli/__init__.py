@@ -12,11 +12,11 @@ import logging
 import os
 import sys
 import time
-from typing import Sequence
+from typing import IO, Sequence
 
 from agent.cli.build import run
-from agent.cli.options import build_parser
-from agent.cli.output import incomplete_because, print_json
+from agent.cli.options import parse
+from agent.cli.output import StreamJson, incomplete_because, print_json
 from agent.errors import AgentError
 
 log = logging.getLogger("agent")
@@ -32,18 +32,20 @@ def _configure_logging(verbose: bool) -> None:
     log.propagate = False
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Run the agent with command-line arguments `argv`; returns the exit code."""
+def main(argv: Sequence[str] | None = None, stdin: IO | None = None) -> int:
+    """Run the agent with command-line arguments `argv` (and what is piped into `stdin`, by
+    default the process's); returns the exit code."""
     started = time.monotonic()
     output_format = "text"
     try:
-        args = build_parser().parse_args(argv)
+        args = parse(argv)
         output_format = args.output_format
         _configure_logging(args.verbose)
-        result, session = run(args, os.environ)
+        stream = StreamJson(args.include_partial_messages) if output_format == "stream-json" else None
+        result, session = run(args, os.environ, sys.stdin if stdin is None else stdin, stream)
     except AgentError as exc:
         print(f"error: {exc}", file=sys.stderr)
-        if output_format == "json":
+        if output_format in ("json", "stream-json"):
             print_json("error_during_execution", str(exc), 0, started)
         return exc.exit_code
     except KeyboardInterrupt:
@@ -54,8 +56,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: internal error: {type(exc).__name__}: {' '.join(str(exc).split())[:300]}", file=sys.stderr)
         return 1
     problem = incomplete_because(result, session)
+    ending = {"stop_reason": result.stop_reason, "is_error": problem is not None}
     if output_format == "json":
-        print_json(result.subtype, result.text.strip(), result.turns, started, session, result.stop_reason, problem is not None)
+        print_json(result.subtype, result.text.strip(), result.turns, started, session, **ending)
+    elif output_format == "stream-json":
+        stream.result(result.subtype, result.text.strip(), result.turns, started, session, **ending)
     elif result.text.strip():
         print(result.text.strip())
     if problem:

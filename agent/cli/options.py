@@ -1,12 +1,21 @@
-"""The command line's flags."""
+"""The command line's flags, named as Claude Code names them. `-p/--print` is a switch and the
+prompt is the positional argument, in any position (`-p "<prompt>"` reads the same)."""
 
 from __future__ import annotations
 
 import argparse
+from typing import Sequence
 
 from agent import __version__
+from agent.cli.environment import help_text
 from agent.errors import UsageError
 from agent.permissions.policy import MODES
+
+EXIT_CODES = """exit codes:
+  0    the answer was printed
+  1    the run failed: a provider error, a replay that drifted, the turn limit
+  2    bad input: flags, environment variables, a missing key, prompt or file
+  130  interrupted (Ctrl-C)"""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -15,22 +24,60 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="your_program.sh", description="A terminal coding agent (Claude Code compatible).")
-    parser.add_argument("-p", "--print", dest="prompt", metavar="PROMPT", help="the prompt; print only the final answer")
-    parser.add_argument("--provider", choices=["openrouter", "anthropic"], help="model provider (default: from the environment)")
-    parser.add_argument("--model", help="model id (default: AGENT_MODEL, else the provider's default)")
-    parser.add_argument("--max-turns", type=int, default=None, metavar="N", help="stop after N model replies (default 100)")
-    parser.add_argument("--output-format", choices=["text", "json"], default="text", help="text (default) or one JSON result object")
-    parser.add_argument("--verbose", action="store_true", help="narrate requests and tool calls on stderr")
-    parser.add_argument("--agents", metavar="JSON", help="extra subagent definitions: a JSON object, or a path to a JSON file")
-    parser.add_argument("--permission-mode", choices=MODES, help="how tool calls are approved (default: settings, else default)")
-    parser.add_argument("--allowedTools", "--allowed-tools", dest="allowed_tools", action="append", default=[], metavar="RULES", help='rules approving tool calls, e.g. "Bash(git:*) Edit"')
-    parser.add_argument("--disallowedTools", "--disallowed-tools", dest="disallowed_tools", action="append", default=[], metavar="RULES", help="rules refusing tool calls (they win over everything)")
-    parser.add_argument("--dangerously-skip-permissions", action="store_true", help="approve every tool call that no deny rule refuses")
-    parser.add_argument("--no-session-persistence", action="store_true", help="do not write transcripts under ~/.claude/projects")
-    parser.add_argument("--trace", metavar="FILE", help="append every request payload and reply to FILE as JSON lines")
+    """The parser of the agent's command line."""
+    parser = _Parser(
+        prog="your_program.sh", usage="%(prog)s [options] [prompt]",
+        description="A terminal coding agent (Claude Code compatible). Piped input is added to the prompt.",
+        epilog=f"environment variables:\n{help_text()}\n\n{EXIT_CODES}",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    add = parser.add_argument
+    add("prompt", nargs="?", help="the prompt (or pipe it in on stdin)")
+    add("-p", "--print", action="store_true", help="print the answer and exit (the only mode without a terminal)")
+    add("--output-format", choices=["text", "json", "stream-json"], default="text",
+        help="text (default), one JSON result object, or JSON lines as the run goes (stream-json needs --verbose)")
+    add("--include-partial-messages", action="store_true", help="with stream-json: also each piece of text as it streams")
+    add("--verbose", action="store_true", help="narrate requests and tool calls on stderr")
+    add("--provider", choices=["openrouter", "anthropic"], help="model provider (default: from the environment)")
+    add("--model", help="model id or alias: haiku, sonnet, opus, best, opusplan, default (default: AGENT_MODEL, else the provider's default)")
+    add("--max-turns", type=int, default=None, metavar="N", help="stop after N model replies (default 100)")
+    add("--system-prompt", metavar="TEXT", help="replace the agent's instructions in the system prompt")
+    add("--system-prompt-file", metavar="FILE", help="--system-prompt, read from FILE")
+    add("--append-system-prompt", metavar="TEXT", help="add TEXT at the end of the system prompt")
+    add("--append-system-prompt-file", metavar="FILE", help="--append-system-prompt, read from FILE")
+    add("-c", "--continue", dest="continue_session", action="store_true", help="continue the latest session of this folder")
+    add("-r", "--resume", metavar="SESSION_ID", help="continue the session SESSION_ID")
+    add("--session-id", metavar="UUID", help="the id of this new session")
+    add("--agents", metavar="JSON", help="extra subagent definitions: a JSON object, or a path to a JSON file")
+    add("--settings", metavar="FILE", help="extra settings (a JSON file, or JSON text), applied last")
+    add("--add-dir", dest="add_dirs", action="append", default=[], metavar="DIR",
+        help="another folder the tools may work in, like the workspace (repeatable)")
+    add("--permission-mode", choices=MODES, help="how tool calls are approved (default: settings, else default)")
+    add("--allowedTools", "--allowed-tools", dest="allowed_tools", action="append", default=[], metavar="RULES",
+        help='rules approving tool calls, e.g. "Bash(git:*) Edit"')
+    add("--disallowedTools", "--disallowed-tools", dest="disallowed_tools", action="append", default=[], metavar="RULES",
+        help="rules refusing tool calls (they win over everything)")
+    add("--dangerously-skip-permissions", action="store_true", help="approve every tool call that no deny rule refuses")
+    add("--no-session-persistence", action="store_true", help="do not write transcripts under ~/.claude/projects")
+    add("--trace", metavar="FILE", help="append every request payload and reply to FILE as JSON lines")
     recording = parser.add_mutually_exclusive_group()
     recording.add_argument("--record", metavar="CASSETTE", help="run live and record every model exchange to CASSETTE")
     recording.add_argument("--replay", metavar="CASSETTE", help="run offline, answering from CASSETTE")
-    parser.add_argument("--version", action="version", version=f"agent {__version__}")
+    add("--version", action="version", version=f"agent {__version__}")
     return parser
+
+
+def parse(argv: Sequence[str] | None) -> argparse.Namespace:
+    """The parsed command line; flags and the prompt may come in any order."""
+    args = build_parser().parse_intermixed_args(argv)
+    if args.system_prompt is not None and args.system_prompt_file is not None:
+        raise UsageError("give --system-prompt or --system-prompt-file, not both")
+    if args.append_system_prompt is not None and args.append_system_prompt_file is not None:
+        raise UsageError("give --append-system-prompt or --append-system-prompt-file, not both")
+    if sum(map(bool, (args.continue_session, args.resume, args.session_id))) > 1:
+        raise UsageError("give only one of --continue, --resume and --session-id")
+    if args.output_format == "stream-json" and not args.verbose:
+        raise UsageError("--output-format stream-json needs --verbose, as in Claude Code")
+    if args.include_partial_messages and args.output_format != "stream-json":
+        raise UsageError("--include-partial-messages works only with --output-format stream-json")
+    return args

@@ -1,8 +1,11 @@
-"""What a run prints: the JSON result object (Claude Code's fields, plus ours)."""
+"""What a run prints besides plain text: the JSON result object (Claude Code's fields, plus ours),
+and `--output-format stream-json`'s lines as the run goes."""
 
 from __future__ import annotations
 
 import json
+import sys
+import threading
 import time
 from typing import Any
 
@@ -32,13 +35,13 @@ def incomplete_because(result, session) -> str | None:
     return None
 
 
-def print_json(
+def result_object(
     subtype: str, text: str, turns: int, started: float, session=None, stop_reason: str | None = None,
     is_error: bool | None = None,
-) -> None:
-    """Print one result object, as Claude Code's `--output-format json` does; `session` is None
-    when the run failed before one was built. `is_error` defaults to "not a success"; an incomplete
-    success (`incomplete_because`) is an error too."""
+) -> dict[str, Any]:
+    """The result of a run, as Claude Code's `--output-format json` has it; `session` is None
+    when the run failed before one was built. `stop_reason` is the last reply's; `is_error`
+    defaults to "not a success", and an incomplete success (`incomplete_because`) is one too."""
     usage = session.client.usage if session else Usage()
     result: dict[str, Any] = {
         "type": "result",
@@ -54,6 +57,59 @@ def print_json(
         "subagents": session.subagent_runs if session else [],
         "permission_denials": session.permission_denials if session else [],
     }
-    if session is not None and session.transcripts is not None:
-        result["session_id"] = session.transcripts.session_id
-    print(json.dumps(result, ensure_ascii=False))
+    if session is not None:
+        result["session_id"] = session.session_id
+    return result
+
+
+def print_json(subtype: str, text: str, turns: int, started: float, session=None, **ending) -> None:
+    """Print the result object on one line (`ending`: `result_object`'s stop_reason and is_error)."""
+    print(json.dumps(result_object(subtype, text, turns, started, session, **ending), ensure_ascii=False), flush=True)
+
+
+class StreamJson:
+    """Prints Claude Code's stream-json lines as a run goes: a `system` `init` line before the
+    first request, each `assistant` message, each `user` message carrying tool results (a
+    subagent's with the `parent_tool_use_id` of the call that started it), with
+    `--include-partial-messages` each piece of text as it streams (`stream_event`), and the
+    `result` last. Subagents run in threads, so each line is written whole."""
+
+    def __init__(self, partial: bool = False) -> None:
+        self.partial = partial
+        self.session = None
+        self._started = False
+        self._lock = threading.Lock()
+
+    def observe(self, agent, message: dict[str, Any]) -> None:
+        """Called by the loop with each message of every conversation."""
+        if not self._started and agent.name == "main":
+            self._started = True
+            self._print({"type": "system", "subtype": "init", "cwd": str(self.session.workspace.cwd),
+                         "session_id": self.session.session_id, "model": agent.model, "tools": list(agent.tools),
+                         "permissionMode": getattr(agent.policy, "mode", "default"),
+                         "slash_commands": [name for name, s in self.session.skills.items() if s.user_invocable],
+                         "agents": list(self.session.agents)})
+        content = message.get("content")
+        if message.get("role") == "assistant":
+            self._print({"type": "assistant", "message": {**message, "model": agent.model}, **self._origin(agent)})
+        elif isinstance(content, list) and any(b.get("type") == "tool_result" for b in content if isinstance(b, dict)):
+            self._print({"type": "user", "message": message, **self._origin(agent)})
+
+    def text_delta(self, agent, text: str) -> None:
+        """One piece of an answer as it streams (printed with --include-partial-messages only)."""
+        if self.partial:
+            self._print({"type": "stream_event", "event": {"type": "content_block_delta", "index": 0,
+                                                           "delta": {"type": "text_delta", "text": text}},
+                         **self._origin(agent)})
+
+    def result(self, subtype: str, text: str, turns: int, started: float, session=None, **ending) -> None:
+        """The last line: the run's result object."""
+        self._print(result_object(subtype, text, turns, started, session, **ending))
+
+    def _origin(self, agent) -> dict[str, Any]:
+        return {"parent_tool_use_id": agent.parent_tool_use_id, "session_id": self.session.session_id}
+
+    def _print(self, line: dict[str, Any]) -> None:
+        with self._lock:
+            sys.stdout.write(json.dumps(line, ensure_ascii=False) + "\n")
+            sys.stdout.flush()

@@ -59,12 +59,13 @@ class ModelClient:
         sleep: Callable[[float], None] | None = None,
         jitter: random.Random | None = None,
         backoff: retry.Backoff = retry.Backoff(),
+        limits: Limits = Limits(),
     ):
         """`max_retries` defaults to AGENT_MAX_RETRIES (else 6); `sleep` and `jitter` default to
         `agent.retry.sleep` and `agent.retry.rng`, looked up at each retry so tests can replace them.
-        The output limit and thinking budget come from the environment (`agent.model.limits`)."""
+        `limits` sets the output limit and thinking budget (`agent.model.limits`)."""
         self.provider = provider
-        self.limits = Limits.from_env(os.environ)
+        self.limits = limits
         self.http = requests.Session()
         self.timeout = (CONNECT_TIMEOUT_S, read_timeout_s)
         self.trace_path = trace_path

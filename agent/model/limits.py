@@ -12,7 +12,6 @@ MAX_THINKING_TOKENS turns extended thinking on with that budget.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Mapping
 
 from agent.errors import UsageError
 from agent.model.pricing import price_key
@@ -55,19 +54,10 @@ def context_window(model: str) -> int | None:
 
 @dataclass(frozen=True)
 class Limits:
-    """The run's output settings, read once from the environment."""
+    """The run's output settings (the CLI reads and checks both variables with all the others)."""
 
     max_output: int | None = None  # CLAUDE_CODE_MAX_OUTPUT_TOKENS, if set
-    thinking_budget: int = 0  # MAX_THINKING_TOKENS; 0 is off
-
-    @classmethod
-    def from_env(cls, env: Mapping[str, str]) -> "Limits":
-        """The settings in `env`; a value that is not a whole number in range is a usage error."""
-        max_output = _whole_number(env, OUTPUT_VARIABLE, minimum=1)
-        thinking = _whole_number(env, THINKING_VARIABLE, minimum=0) or 0
-        if 0 < thinking < MIN_THINKING_BUDGET:
-            raise UsageError(f"{THINKING_VARIABLE} must be 0 (off) or at least {MIN_THINKING_BUDGET}, not {thinking}")
-        return cls(max_output, thinking)
+    thinking_budget: int = 0  # MAX_THINKING_TOKENS: 0 (off) or at least MIN_THINKING_BUDGET
 
     def max_tokens(self, model: str) -> int:
         """The output limit a request for `model` asks for."""
@@ -87,11 +77,3 @@ class Limits:
             )
         return self.thinking_budget
 
-
-def _whole_number(env: Mapping[str, str], name: str, minimum: int) -> int | None:
-    value = (env.get(name) or "").strip()
-    if not value:
-        return None
-    if not (value.isascii() and value.isdigit()) or int(value) < minimum:
-        raise UsageError(f"{name} must be a whole number of tokens ({minimum} or more), not {value!r}")
-    return int(value)

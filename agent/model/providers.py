@@ -41,22 +41,37 @@ KINDS = {
 }
 
 
-# Claude Code's model aliases, per provider.
-MODEL_ALIASES = {
+# The models Claude Code's family aliases name, per provider (ANTHROPIC_DEFAULT_<FAMILY>_MODEL overrides).
+FAMILY_MODELS = {
     "openrouter": {"haiku": "anthropic/claude-haiku-4.5", "sonnet": "anthropic/claude-sonnet-4.5", "opus": "anthropic/claude-opus-4.5"},
     "anthropic": {"haiku": "claude-haiku-4-5", "sonnet": "claude-sonnet-4-5", "opus": "claude-opus-4-5"},
 }
+ONE_MILLION = "[1m]"  # Claude Code's suffix for the 1M-token context beta, which this agent does not send
 
 
-def resolve_model(choices: list[str | None], provider: str, main_model: str) -> str:
-    """The first model named in `choices` (highest priority first), aliases mapped for `provider`;
-    `inherit` or nothing means the main conversation's model."""
+def model_aliases(provider: str, default_model: str, overrides: Mapping[str, str] = {}, plan_mode: bool = False) -> dict[str, str]:
+    """Claude Code's model aliases for `provider`: `haiku`, `sonnet`, `opus` (each overridable by
+    ANTHROPIC_DEFAULT_<FAMILY>_MODEL in `overrides`), `best` (opus), `default` (the provider's
+    default model) and `opusplan` (opus in plan mode, sonnet otherwise)."""
+    families = dict(FAMILY_MODELS.get(provider, {}))
+    for family in families:
+        families[family] = overrides.get(f"ANTHROPIC_DEFAULT_{family.upper()}_MODEL") or families[family]
+    if not families:
+        return {"default": default_model}
+    return {**families, "best": families["opus"], "default": default_model,
+            "opusplan": families["opus"] if plan_mode else families["sonnet"]}
+
+
+def resolve_model(choices: list[str | None], aliases: Mapping[str, str], main_model: str) -> str:
+    """The first model named in `choices` (highest priority first), an alias (any case) mapped
+    through `aliases`, Claude Code's `[1m]` suffix dropped; `inherit` or nothing means `main_model`."""
     for choice in choices:
         if choice and choice.strip():
             choice = choice.strip()
-            if choice == "inherit":
+            if choice.lower() == "inherit":
                 return main_model
-            return MODEL_ALIASES.get(provider, {}).get(choice.lower(), choice)
+            choice = choice.removesuffix(ONE_MILLION)
+            return aliases.get(choice.lower(), choice)
     return main_model
 
 

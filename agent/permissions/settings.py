@@ -20,19 +20,26 @@ _LISTS = ("allow", "deny", "ask")
 
 
 def load_policy(cwd: Path, home: Path, mode: str | None = None, allowed: Iterable[str] = (),
-                disallowed: Iterable[str] = (), skip_permissions: bool = False) -> Policy:
-    """The policy of a session in `cwd`: the three settings files merged, then the flags added.
-    Lists are joined; defaultMode comes from the most specific file; --permission-mode beats it and
-    --dangerously-skip-permissions beats both, unless a file sets disableBypassPermissionsMode, when
-    bypass is passed over for the next choice. An unknown flag mode raises UsageError."""
+                disallowed: Iterable[str] = (), skip_permissions: bool = False,
+                extra_settings: str | None = None, extra_directories: Iterable[str] = ()) -> Policy:
+    """The policy of a session in `cwd`: the three settings files merged (then `extra_settings`,
+    from --settings: a JSON file or JSON text), then the flags added. Lists are joined; defaultMode
+    comes from the most specific file; --permission-mode beats it and --dangerously-skip-permissions
+    beats both, unless a file sets disableBypassPermissionsMode, when bypass is passed over for the
+    next choice. `extra_directories` (--add-dir) count like permissions.additionalDirectories. An
+    unknown flag mode, or a --settings or --add-dir value that cannot be used, raises UsageError."""
     if mode is not None and mode not in MODES:
         raise UsageError(f"unknown permission mode {mode!r}; valid modes: {', '.join(MODES)}")
     lists: dict[str, tuple[str, ...]] = {key: () for key in _LISTS}
     default_mode, bypass_disabled, directories = None, None, []
     files = [home / ".claude" / "settings.json", cwd / ".claude" / "settings.json",
              cwd / ".claude" / "settings.local.json"]  # least specific first
-    for path in dict.fromkeys(normal_path(p) for p in files):  # home == cwd must not load a file twice
-        permissions = _read_permissions(path)
+    # dict.fromkeys: home == cwd must not load a file twice
+    sources = [(path, _read_permissions(path)) for path in dict.fromkeys(normal_path(p) for p in files)]
+    if extra_settings is not None:
+        sources.append(_flag_settings(extra_settings, cwd))
+    directories += [_flag_directory(folder, cwd) for folder in extra_directories]
+    for path, permissions in sources:
         for key in lists:
             rules = _rule_list(permissions, key, path)
             lists[key] = merge_rules(lists[key], _checked(rules, key, f"permissions.{key} of {path}"))
@@ -60,6 +67,30 @@ def load_policy(cwd: Path, home: Path, mode: str | None = None, allowed: Iterabl
                   cwd=normal_path(cwd), home=normal_path(home), directories=tuple(dict.fromkeys(directories)))
 
 
+def _flag_settings(value: str, cwd: Path) -> tuple[str, dict[str, Any]]:
+    """The source name and permissions of a --settings value: JSON text, or a JSON file's path."""
+    if value.lstrip().startswith("{"):
+        where, text = "--settings", value
+    else:
+        where = str(cwd / value)
+        try:
+            text = Path(where).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError, ValueError) as error:
+            raise UsageError(f"--settings: cannot read {where} ({getattr(error, 'strerror', None) or error})") from None
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError) as error:
+        raise UsageError(f"--settings: invalid JSON in {where} ({str(error).splitlines()[0]})") from None
+    return where, _permissions_of(data, where)
+
+
+def _flag_directory(value: str, cwd: Path) -> Path:
+    folder = normal_path(cwd / Path(value).expanduser())
+    if not folder.is_dir():
+        raise UsageError(f"--add-dir: {value} is not a folder")
+    return folder
+
+
 def _read_permissions(path: Path) -> dict[str, Any]:
     """The `permissions` object of a settings file; {} when it is missing or unusable (warned)."""
     try:
@@ -72,6 +103,11 @@ def _read_permissions(path: Path) -> dict[str, Any]:
     except (ValueError, RecursionError) as error:
         log.warning("ignoring %s: invalid JSON (%s)", path, str(error).splitlines()[0] if str(error) else "")
         return {}
+    return _permissions_of(data, path)
+
+
+def _permissions_of(data: Any, path) -> dict[str, Any]:
+    """The `permissions` object of parsed settings; {} when unusable (warned)."""
     if not isinstance(data, dict):
         log.warning("ignoring %s: the settings are not a JSON object", path)
         return {}

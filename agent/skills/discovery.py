@@ -72,15 +72,19 @@ class Skill:
         return clean_body(parts[1] if parts else text)
 
 
-def discover_skills(cwd: Path, home: Path, cache: FrontmatterCache | None = None) -> list[Skill]:
-    """Every usable skill of the project (`<cwd>/.claude/skills`) and the user
-    (`<home>/.claude/skills`), sorted by name; a project skill hides a user skill of the same name.
-    Only frontmatter is read (through `cache` when given). Unusable SKILL.md files are skipped
-    with one warning each."""
+def discover_skills(cwd: Path, home: Path, cache: FrontmatterCache | None = None,
+                    added: tuple[Path, ...] = ()) -> list[Skill]:
+    """Every usable skill of the project (`<cwd>/.claude/skills`, then each `--add-dir` folder's)
+    and the user (`<home>/.claude/skills`), sorted by name; a project skill hides a later one and
+    a user skill of the same name. Only frontmatter is read (through `cache` when given).
+    Unusable SKILL.md files are skipped with one warning each."""
     cache = cache or FrontmatterCache(None)
     project_root = Path(cwd) / ".claude" / "skills"
     user_root = Path(home) / ".claude" / "skills"
-    found = {skill.name: skill for skill in _skills_in(project_root, "project", cache)}
+    found: dict[str, Skill] = {}
+    for root in (project_root, *(Path(folder) / ".claude" / "skills" for folder in added)):
+        for skill in _skills_in(root, "project", cache):
+            found.setdefault(skill.name, skill)
     if _same_directory(project_root, user_root):
         return sorted(found.values(), key=lambda skill: skill.name)
     for skill in _skills_in(user_root, "user", cache):

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from agent.errors import ProviderError
+from agent.model.providers import resolve_model
 from agent.permissions.policy import grant
 from agent.skills.catalog import search, skill_entry
 from agent.skills.commands import command_context
@@ -50,14 +51,15 @@ def skill_tool(skills: dict[str, Skill], fork: Fork, exclude: str | None = None,
         try:
             if skill.fork:
                 # model-supplied args reach the subagent only through placeholders
-                result = fork(skill, args, context.session, context.agent, append_arguments=False)
+                result = fork(skill, args, context.session, context.agent, append_arguments=False,
+                              parent_tool_use_id=getattr(context, "call_id", None))
                 return f"Skill {name} ran in a separate context and returned: {result.text.strip()}"
             body = render(skill, args, command_context(context.session, context.agent.policy))
         except SkillError as exc:  # e.g. SKILL.md removed since discovery
             raise ToolError(str(exc)) from None
         except ProviderError as exc:  # the fork's subagent failed: its caller goes on
             raise ToolError(f"skill {name!r} ran in a subagent that failed: {exc}") from None
-        activate_skill(context.agent, skill, str(context.workspace.cwd))
+        activate_skill(context.agent, skill, context.session)
         return body
 
     properties = {
@@ -78,9 +80,9 @@ def _available(offered: dict[str, Skill], searchable: bool) -> str:
     return f"available skills: {', '.join(offered) or 'none'}"
 
 
-def activate_skill(agent, skill: Skill, project_dir: str) -> None:
+def activate_skill(agent, skill: Skill, session) -> None:
     """An inline skill's effect on the conversation that loaded it, for the rest of the run: its
-    `model` takes over, and its `allowed-tools` need no approval."""
+    `model` (an alias resolved as everywhere) takes over, and its `allowed-tools` need no approval."""
     if skill.model:
-        agent.model = skill.model
-    agent.policy = grant(agent.policy, skill.allowed_rules(project_dir))
+        agent.model = resolve_model([skill.model], session.model_aliases, agent.model)
+    agent.policy = grant(agent.policy, skill.allowed_rules(str(session.workspace.cwd)))

@@ -15,7 +15,8 @@ from agent.subagents.runner import run_subagent, subagent_spec
 from agent.tools.base import ToolError
 
 
-def run_forked_skill(skill: Skill, args: str, session, parent: AgentSpec, append_arguments: bool = True) -> Result:
+def run_forked_skill(skill: Skill, args: str, session, parent: AgentSpec, append_arguments: bool = True,
+                     parent_tool_use_id: str | None = None) -> Result:
     """Run `skill` in a subagent whose only message is the rendered body: no user question, no
     earlier history, no skill catalog, and not this skill among its tools. Its `agent` field picks
     the definition (system prompt, tools, model; general-purpose by default); its `model` wins."""
@@ -26,6 +27,7 @@ def run_forked_skill(skill: Skill, args: str, session, parent: AgentSpec, append
     spec = subagent_spec(
         session, definition, parent, f"skill:{skill.name}", [skill.model],
         exclude_skill=skill.name, granted=skill.allowed_rules(str(session.workspace.cwd)),
+        parent_tool_use_id=parent_tool_use_id,
     )
     # the body's commands run under the fork's policy: the parent's, plus the skill's allowed-tools
     body = render(skill, args, command_context(session, spec.policy), append_arguments=append_arguments)

@@ -10,7 +10,6 @@ included, so nothing here imports the layer that assembles them.
 from __future__ import annotations
 
 import logging
-import os
 from typing import Any
 
 from agent.conversation import user_message
@@ -28,25 +27,12 @@ from agent.tools.execute import by_name
 
 log = logging.getLogger("agent")
 
-DEFAULT_MAX_DEPTH = 3
-
-
-def positive_env(name: str, default: int) -> int:
-    """A positive whole number from the environment variable `name`, else `default`."""
-    try:
-        return max(1, int(os.environ.get(name, default)))
-    except ValueError:
-        return default
-
-
-def max_depth() -> int:
-    """How many subagent levels may be nested (CLAUDE_CODE_MAX_SUBAGENT_SPAWN_DEPTH; 1 disables nesting)."""
-    return positive_env("CLAUDE_CODE_MAX_SUBAGENT_SPAWN_DEPTH", DEFAULT_MAX_DEPTH)
+DEFAULT_MAX_DEPTH = 3  # CLAUDE_CODE_MAX_SUBAGENT_SPAWN_DEPTH; 1 disables nesting
 
 
 def subagent_spec(
     session, definition: AgentDefinition, parent: AgentSpec, label: str, models: list[str | None] = (),
-    exclude_skill: str | None = None, granted: tuple[str, ...] = (),
+    exclude_skill: str | None = None, granted: tuple[str, ...] = (), parent_tool_use_id: str | None = None,
 ) -> AgentSpec:
     """The AgentSpec for running `definition` one level below `parent`: its body as system prompt
     (plus any preloaded skills and the environment note), its filtered tools, the first model of
@@ -69,9 +55,7 @@ def subagent_spec(
             log.info("agent %s: skill %r cannot be preloaded", definition.name, name)
             continue
         body += "\n\n" + render(skill, "", command_context(session, policy))
-    model = resolve_model(
-        [*models, definition.model, os.environ.get("CLAUDE_CODE_SUBAGENT_MODEL")], session.provider_name, session.model
-    )
+    model = resolve_model([*models, definition.model, session.subagent_model], session.model_aliases, session.model)
     return AgentSpec(
         name=label,
         system=subagent_system_prompt(str(session.workspace.cwd), body),
@@ -81,20 +65,22 @@ def subagent_spec(
         depth=depth,
         transcript=session.transcript(label),
         policy=policy,
+        observer=parent.observer,
+        parent_tool_use_id=parent_tool_use_id,
     )
 
 
 def run_subagent(spec: AgentSpec, prompt: str, session, kind: str, description: str) -> Result:
     """Run `spec` on a new conversation whose only message is `prompt` (no parent history), and
     record its turns and usage for the run's accounting."""
-    if spec.depth > max_depth():
-        raise ToolError(f"cannot start {spec.name}: subagents may nest at most {max_depth()} levels deep")
+    if spec.depth > session.max_depth:
+        raise ToolError(f"cannot start {spec.name}: subagents may nest at most {session.max_depth} levels deep")
     record: dict[str, Any] = {"type": kind, "description": description, "depth": spec.depth, "model": spec.model}
     with session.lock:
         session.subagent_runs.append(record)
     log.info("subagent %s (depth %d, %s) starts", spec.name, spec.depth, spec.model)
     try:
-        result = run_loop(spec, [user_message(prompt)], session)
+        result = run_loop(spec, [user_message(prompt, session.memory)], session)
     except ProviderError as exc:
         record.update(subtype="error_during_execution", error=str(exc))
         log.info("subagent %s failed: %s", spec.name, exc)

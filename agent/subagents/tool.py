@@ -12,10 +12,10 @@ from typing import Any
 from agent.errors import ProviderError
 from agent.skills.catalog import SHORTENED_NOTE, Entry, one_line, search
 from agent.subagents.definitions import AgentDefinition, filter_tools
-from agent.subagents.runner import positive_env, run_subagent, subagent_spec
+from agent.subagents.runner import run_subagent, subagent_spec
 from agent.tools.base import Tool, ToolError, object_schema
 
-DEFAULT_MAX_CONCURRENT = 20
+DEFAULT_MAX_CONCURRENT = 20  # CLAUDE_CODE_MAX_CONCURRENT_SUBAGENTS
 DEFAULT_TYPE = "general-purpose"
 
 INTRO = (
@@ -24,11 +24,6 @@ INTRO = (
     "report. Write the prompt as a complete brief. Several Agent calls in one reply run at the same "
     "time. Available agent types:"
 )
-
-
-def max_concurrent() -> int:
-    """How many subagents may run at once (CLAUDE_CODE_MAX_CONCURRENT_SUBAGENTS)."""
-    return positive_env("CLAUDE_CODE_MAX_CONCURRENT_SUBAGENTS", DEFAULT_MAX_CONCURRENT)
 
 
 def agent_entry(definition: AgentDefinition, offered: list[str]) -> Entry:
@@ -67,11 +62,12 @@ def agent_tool(agents: dict[str, AgentDefinition], entries: dict[str, Entry], li
         if definition is None:
             valid = "call Agent with `search` to look types up" if searchable else f"valid types: {', '.join(agents)}"
             raise ToolError(f"unknown subagent_type {kind!r}; {valid}")
-        spec = subagent_spec(session, definition, context.agent, kind, [arguments.get("model")])
+        spec = subagent_spec(session, definition, context.agent, kind, [arguments.get("model")],
+                             parent_tool_use_id=context.call_id)
         with session.lock:
-            if session.running_subagents >= max_concurrent():
+            if session.running_subagents >= session.max_concurrent:
                 raise ToolError(
-                    f"Concurrent subagent limit reached ({max_concurrent()} running). Do not retry "
+                    f"Concurrent subagent limit reached ({session.max_concurrent} running). Do not retry "
                     "this call now; do the work yourself or wait for the running agents to finish."
                 )
             session.running_subagents += 1

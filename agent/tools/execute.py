@@ -3,6 +3,7 @@ policy consulted, the tool run, and every failure turned into an error result th
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Iterable
@@ -57,6 +58,8 @@ def execute(call: ToolCall, tools: dict[str, Tool], context: Any) -> dict[str, A
     refusal = _permission_refusal(call, tool, context)
     if refusal:
         return _error(call, refusal)
+    if "call_id" in getattr(context, "__dataclass_fields__", {}):
+        context = dataclasses.replace(context, call_id=call.id)  # so a subagent knows which call started it
     try:
         output = tool.run(call.arguments, context)
     except ToolError as exc:

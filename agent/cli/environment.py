@@ -1,0 +1,129 @@
+"""Every environment variable the agent reads, in one table: what each accepts and means, parsed
+and checked once at start. A malformed value is a one-line usage error naming the variable and
+what it accepts, before any request is sent; `--help` lists the same table."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping
+from urllib.parse import urlparse
+
+from agent.errors import UsageError
+from agent.model.limits import MIN_THINKING_BUDGET
+
+
+def _text(value: str) -> str:
+    return value
+
+
+def _positive_int(value: str) -> int:
+    if not (value.isascii() and value.isdigit() and int(value) > 0):
+        raise ValueError
+    return int(value)
+
+
+def _whole_number(value: str) -> int:
+    if not (value.isascii() and value.isdigit()):
+        raise ValueError
+    return int(value)
+
+
+def _positive_number(value: str) -> float:
+    number = float(value)  # ValueError for text
+    if not (number > 0 and number != float("inf")):
+        raise ValueError
+    return number
+
+
+def _thinking_budget(value: str) -> int:
+    budget = _whole_number(value)
+    if 0 < budget < MIN_THINKING_BUDGET:
+        raise ValueError
+    return budget
+
+
+def _provider(value: str) -> str:
+    if value not in ("openrouter", "anthropic"):
+        raise ValueError
+    return value
+
+
+def _url(value: str) -> str:
+    parsed = urlparse(value)
+    if parsed.scheme not in ("http", "https") or not parsed.netloc:
+        raise ValueError
+    return value
+
+
+@dataclass(frozen=True)
+class Variable:
+    """One environment variable: its name, what it accepts, what it means, and its parser."""
+
+    name: str
+    accepts: str
+    meaning: str
+    parse: Callable[[str], Any] = _text
+    default: Any = None
+
+
+VARIABLES = [
+    Variable("OPENROUTER_API_KEY", "a key", "key for OpenRouter (OpenAI-compatible chat completions)"),
+    Variable("OPENROUTER_BASE_URL", "an http(s) URL", "OpenRouter endpoint (default https://openrouter.ai/api/v1)", _url),
+    Variable("ANTHROPIC_API_KEY", "a key", "key for the Anthropic Messages API"),
+    Variable("ANTHROPIC_BASE_URL", "an http(s) URL", "Anthropic endpoint (default https://api.anthropic.com)", _url),
+    Variable("AGENT_PROVIDER", "openrouter or anthropic", "the provider (--provider wins)", _provider),
+    Variable("AGENT_MODEL", "a model id or alias", "the main model (--model wins)"),
+    Variable("ANTHROPIC_DEFAULT_HAIKU_MODEL", "a model id", "what the alias haiku means"),
+    Variable("ANTHROPIC_DEFAULT_SONNET_MODEL", "a model id", "what the alias sonnet means"),
+    Variable("ANTHROPIC_DEFAULT_OPUS_MODEL", "a model id", "what the aliases opus and best mean"),
+    Variable("API_TIMEOUT_MS", "a number of milliseconds > 0", "how long to wait for a reply (default 600000)",
+             _positive_number, 600_000.0),
+    Variable("AGENT_MAX_RETRIES", "a whole number >= 0", "retries of a failed request (default 6)", _whole_number, 6),
+    Variable("CLAUDE_CODE_SUBAGENT_MODEL", "a model id or alias", "model for subagents that name none"),
+    Variable("CLAUDE_CODE_MAX_SUBAGENT_SPAWN_DEPTH", "a whole number > 0", "how deep subagents nest (default 3)",
+             _positive_int, 3),
+    Variable("CLAUDE_CODE_MAX_CONCURRENT_SUBAGENTS", "a whole number > 0", "subagents running at once (default 20)",
+             _positive_int, 20),
+    Variable("CLAUDE_CODE_MAX_OUTPUT_TOKENS", "a whole number > 0",
+             "output limit of each request, up to a known model's maximum (default: the model's, at most 32000)",
+             _positive_int),
+    Variable("MAX_THINKING_TOKENS", f"0 (off) or a whole number >= {MIN_THINKING_BUDGET}",
+             "turns extended thinking on with this token budget (default off)", _thinking_budget, 0),
+    Variable("SLASH_COMMAND_TOOL_CHAR_BUDGET", "a whole number > 0",
+             "characters for the skill and agent catalogs together (default 12000)", _positive_int, 12_000),
+    Variable("XDG_CACHE_HOME", "an absolute folder", "where the frontmatter cache lives (default ~/.cache)"),
+]
+BY_NAME = {variable.name: variable for variable in VARIABLES}
+
+
+class Environment:
+    """The parsed values of the variables that are set (blank counts as unset), defaults for the rest."""
+
+    def __init__(self, raw: Mapping[str, str]) -> None:
+        self.raw = raw
+        self.values: dict[str, Any] = {}
+        for variable in VARIABLES:
+            text = (raw.get(variable.name) or "").strip()
+            if not text:
+                continue
+            try:
+                self.values[variable.name] = variable.parse(text)
+            except (ValueError, OverflowError):
+                raise UsageError(f"{variable.name} must be {variable.accepts}, not {_shown(text)}") from None
+
+    def __getitem__(self, name: str) -> Any:
+        return self.values.get(name, BY_NAME[name].default)
+
+    def get(self, name: str, default: Any = None) -> Any:
+        """The value of `name` when set (any variable, ours or not), else `default`."""
+        return self.values[name] if name in self.values else self.raw.get(name) or default
+
+
+def help_text() -> str:
+    """The environment table for --help."""
+    width = max(len(variable.name) for variable in VARIABLES)
+    return "\n".join(f"  {v.name:<{width}}  {v.meaning}" for v in VARIABLES)
+
+
+def _shown(text: str) -> str:
+    return repr(text) if len(text) <= 60 else repr(text[:57] + "...")

@@ -1,0 +1,65 @@
+"""Piped input: `cat error.log | agent -p "explain this"` sends the prompt, then the piped text.
+
+Stdin is read only when it is not a terminal, and never so as to hang: a pipe closed at once (the
+tester's) ends at once; a pipe left open with nothing in it is given up on after a short wait;
+data that stops arriving without the pipe closing ends the read after the same wait.
+"""
+
+from __future__ import annotations
+
+import os
+import select
+from typing import IO
+
+FIRST_DATA_WAIT_S = 1.0  # how long a silent, open pipe may keep us waiting before we go on
+IDLE_WAIT_S = 1.0  # how long data may pause before what arrived counts as all of it
+MAX_BYTES = 10 * 1024 * 1024
+
+
+def read_piped(stream: IO | None) -> str | None:
+    """The text piped into `stream`, or None when it is a terminal, closed, empty, or silent."""
+    if stream is None:
+        return None
+    try:
+        if stream.isatty():
+            return None
+        fd = stream.fileno()
+    except (AttributeError, OSError, ValueError):  # no real file (e.g. pytest's stand-in): not a pipe
+        return _read_in_memory(stream)
+    chunks: list[bytes] = []
+    size, wait = 0, FIRST_DATA_WAIT_S
+    while size < MAX_BYTES:
+        try:
+            ready, _, _ = select.select([fd], [], [], wait)
+        except (OSError, ValueError):
+            break
+        if not ready:
+            break  # silent for too long: go on with what arrived
+        try:
+            chunk = os.read(fd, min(65536, MAX_BYTES - size))
+        except OSError:
+            break
+        if not chunk:
+            break  # end of input
+        chunks.append(chunk)
+        size += len(chunk)
+        wait = IDLE_WAIT_S
+    text = b"".join(chunks).decode("utf-8", errors="replace")
+    return text if text.strip() else None
+
+
+def _read_in_memory(stream: IO) -> str | None:
+    try:
+        data = stream.read()
+    except (OSError, ValueError):
+        return None
+    text = data.decode("utf-8", errors="replace") if isinstance(data, bytes) else str(data or "")
+    return text if text.strip() else None
+
+
+def combine(prompt: str | None, piped: str | None) -> str | None:
+    """The prompt Claude Code builds: the prompt, a line break, then the piped text; either alone
+    when the other is missing."""
+    if prompt is not None and piped is not None:
+        return f"{prompt}\n{piped}"
+    return prompt if prompt is not None else piped
