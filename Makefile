@@ -9,7 +9,7 @@ DEMO_SKILL_CASSETTE := $(CURDIR)/cassettes/demo/test_on_call_skill_runs_in_a_sub
 DEMO_AGENT_PROMPT := Use the reviewer agent to review stats.py
 DEMO_AGENT_CASSETTE := $(CURDIR)/cassettes/demo/test_reviewer_agent_reviews_in_its_own_context-openrouter.yaml
 
-.PHONY: setup test record demo demo-run bench
+.PHONY: setup test record demo demo-run bench smoke
 
 setup: $(STAMP)
 
@@ -26,6 +26,12 @@ test: setup
 # Re-records every cassette: against the real provider when its key is set, else the scripted model.
 record: setup
 	$(VENV)/bin/pytest --record-mode=rewrite
+
+# Opt-in live check (not part of `make test`): a few prompts recorded against the endpoint the
+# environment points at (OPENROUTER_* and/or ANTHROPIC_*, SMOKE_MODEL), on both wires; reports each
+# request's status and whether its reply decoded. SMOKE_ARGS="--save DIR --label TEXT" keeps them.
+smoke: setup
+	$(VENV)/bin/python tests/smoke.py $(SMOKE_ARGS)
 
 # Our overhead and payload figures against their targets (a benchmark, not a test).
 bench: setup

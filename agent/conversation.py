@@ -1,9 +1,11 @@
 """The internal conversation shape, shared by both wire formats.
 
 Messages are Anthropic-Messages-like dicts: a user turn is `{"role": "user", "content": str}` or a
-list of `tool_result` blocks; an assistant turn is a list of `text` and `tool_use` blocks. A plain
-user text stays a plain string, so a forked skill's subagent starts from exactly
-`[{"role": "user", "content": "<body>"}]`.
+list of `tool_result` blocks; an assistant turn is a list of `text` and `tool_use` blocks, with the
+model's reasoning kept exactly as it came so it can be sent back: Anthropic `thinking` and
+`redacted_thinking` blocks in their places, or (chat wire) one `reasoning_details` block holding
+OpenRouter's `reasoning_details` list. A plain user text stays a plain string, so a forked skill's
+subagent starts from exactly `[{"role": "user", "content": "<body>"}]`.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ class Usage:
     requests: int = 0
     cache_read_tokens: int = 0
     cache_write_tokens: int = 0
+    reasoning_tokens: int = 0  # the part of output_tokens spent reasoning, when the provider says
 
     def add(self, other: "Usage") -> None:
         """Add another usage record to this one."""
@@ -30,6 +33,7 @@ class Usage:
         self.requests += other.requests
         self.cache_read_tokens += other.cache_read_tokens
         self.cache_write_tokens += other.cache_write_tokens
+        self.reasoning_tokens += other.reasoning_tokens
 
     def as_dict(self) -> dict[str, int]:
         """Claude Code's field names."""
@@ -39,6 +43,27 @@ class Usage:
             "cache_creation_input_tokens": self.cache_write_tokens,
             "cache_read_input_tokens": self.cache_read_tokens,
         }
+
+
+class Stop:
+    """Why a reply ended, in one vocabulary for both wires (Anthropic's names, which Claude Code's
+    JSON result also uses). The loop acts on each: see `agent.loop.run_loop`."""
+
+    END = "end_turn"  # the model finished its answer
+    TOOL_USE = "tool_use"  # it wants its tool calls run
+    MAX_TOKENS = "max_tokens"  # cut off at the output limit: the text or calls are incomplete
+    REFUSAL = "refusal"  # the model (or the provider's filter) declined
+    PAUSE = "pause_turn"  # the provider paused a long turn; sending it back continues it
+    CONTEXT_EXCEEDED = "model_context_window_exceeded"  # the conversation filled the context window
+
+
+def settle_stop(reason: str | None, has_tool_calls: bool) -> str:
+    """The stop reason to act on: a reply that ended normally but holds tool calls (some
+    OpenAI-compatible servers say `stop` there) or whose reason we could not map is judged by
+    its content."""
+    if reason is None or (reason == Stop.END and has_tool_calls):
+        return Stop.TOOL_USE if has_tool_calls else Stop.END
+    return reason
 
 
 @dataclass
@@ -53,21 +78,37 @@ class ToolCall:
 
 @dataclass
 class Reply:
-    """One model reply, decoded from either wire format."""
+    """One model reply, decoded from either wire format.
+
+    `blocks` is the assistant turn as it is sent back, in the order received (reasoning included,
+    unchanged); `text` and `tool_calls` are what the loop reads from it; `thinking` is the readable
+    part of the reasoning, for --verbose."""
 
     text: str
     tool_calls: list[ToolCall] = field(default_factory=list)
     usage: Usage = field(default_factory=Usage)
-    stop_reason: str | None = None
+    stop_reason: str = Stop.END
+    blocks: list[dict[str, Any]] = field(default_factory=list)
+    thinking: str = ""
+    provider_stop_reason: str | None = None  # as the provider said it, for --verbose
+
+    def __post_init__(self) -> None:
+        if not self.blocks:  # a reply without reasoning: its text, then its calls
+            self.blocks = ([text_block(self.text)] if self.text else []) + [tool_use_block(c) for c in self.tool_calls]
 
     def as_message(self) -> dict[str, Any]:
         """The reply as an assistant message of the internal conversation."""
-        blocks: list[dict[str, Any]] = []
-        if self.text:
-            blocks.append({"type": "text", "text": self.text})
-        for call in self.tool_calls:
-            blocks.append({"type": "tool_use", "id": call.id, "name": call.name, "input": call.arguments})
-        return {"role": "assistant", "content": blocks}
+        return {"role": "assistant", "content": self.blocks}
+
+
+def text_block(text: str) -> dict[str, Any]:
+    """An assistant text block."""
+    return {"type": "text", "text": text}
+
+
+def tool_use_block(call: ToolCall) -> dict[str, Any]:
+    """An assistant tool_use block for `call` (undecodable arguments go back as `{}`)."""
+    return {"type": "tool_use", "id": call.id, "name": call.name, "input": call.arguments}
 
 
 def valid_text(text: str) -> str:

@@ -6,7 +6,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent.conversation import Usage
+from agent.conversation import Stop, ToolCall, Usage, tool_result
 from agent.tools.base import Tool
 from agent.tools.execute import execute_all
 
@@ -29,13 +29,15 @@ class AgentSpec:
 
 @dataclass
 class Result:
-    """How a conversation ended."""
+    """How a conversation ended. A "success" is the model's last word, which may still be
+    incomplete: `stop_reason` says whether it was cut off, refused or out of context."""
 
     text: str
     subtype: str  # "success" or "error_max_turns"
     turns: int
     usage: Usage = field(default_factory=Usage)
     messages: list[dict[str, Any]] = field(default_factory=list)
+    stop_reason: str = Stop.END  # of the last reply
 
     @property
     def is_error(self) -> bool:
@@ -60,9 +62,14 @@ REPEAT_WARNING_AFTER = 3  # identical consecutive calls before the model is told
 
 def run_loop(agent: AgentSpec, messages: list[dict[str, Any]], session: Any,
              history: list[dict[str, Any]] = ()) -> Result:
-    """Send, append the reply, run every tool call it makes, and repeat until a reply has no tool
-    calls (success) or `agent.max_turns` replies have been received (error_max_turns). `history`
-    is an earlier conversation being continued (already in its transcript); `messages` follow it."""
+    """Send, append the reply, act on why it stopped, and repeat until the model has had its last
+    word (success) or `agent.max_turns` replies have been received (error_max_turns). `history`
+    is an earlier conversation being continued (already in its transcript); `messages` follow it.
+
+    A reply with tool calls has them run, unless it was cut off at the output limit: then none
+    runs (their arguments may be incomplete) and each gets an error result, so the model can try
+    again in smaller pieces. A paused reply is sent back so the model goes on. A reply without
+    tool calls, or one that was refused or filled the context window, ends the run."""
     usage = Usage()
     schemas = [tool.schema() for tool in agent.tools.values()]
     context = ToolContext(session, agent)
@@ -70,18 +77,33 @@ def run_loop(agent: AgentSpec, messages: list[dict[str, Any]], session: Any,
     for message in messages:
         _record(agent, message)
     messages = [*history, *messages]
-    text = ""
+    text, stop = "", Stop.END
     for turn in range(1, agent.max_turns + 1):
         reply = session.client.complete(agent.system, messages, schemas, agent.model)
         usage.add(reply.usage)
         _record(agent, _append(messages, reply.as_message()))
-        text = reply.text
-        if not reply.tool_calls:
-            return Result(text, "success", turn, usage, messages)
-        results = execute_all(reply.tool_calls, agent.tools, context)
-        repeats.warn(reply.tool_calls, results)
+        text, stop = reply.text, reply.stop_reason
+        if stop == Stop.PAUSE:
+            continue
+        if not reply.tool_calls or stop in (Stop.REFUSAL, Stop.CONTEXT_EXCEEDED):
+            return Result(text, "success", turn, usage, messages, stop)
+        if stop == Stop.MAX_TOKENS:
+            results = [_cut_off(call) for call in reply.tool_calls]
+        else:
+            results = execute_all(reply.tool_calls, agent.tools, context)
+            repeats.warn(reply.tool_calls, results)
         _record(agent, _append(messages, {"role": "user", "content": results}))
-    return Result(text, "error_max_turns", agent.max_turns, usage, messages)
+    return Result(text, "error_max_turns", agent.max_turns, usage, messages, stop)
+
+
+def _cut_off(call: ToolCall) -> dict[str, Any]:
+    return tool_result(
+        call.id,
+        f"{call.name} was not run: your reply was cut off at the output token limit, so this call "
+        "may be incomplete. Make it again with less in it (for example, write a long file in "
+        "several smaller steps).",
+        is_error=True,
+    )
 
 
 def _append(messages: list[dict[str, Any]], message: dict[str, Any]) -> dict[str, Any]:

@@ -27,6 +27,8 @@ CASSETTES = REPO / "cassettes"
 PROVIDERS = ["openrouter", "anthropic"]
 KEYS = {"openrouter": "OPENROUTER_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
 BASES = {"openrouter": "OPENROUTER_BASE_URL", "anthropic": "ANTHROPIC_BASE_URL"}
+# Variables of ours (or Claude Code's) that change what a run sends, besides the prefixes above.
+OTHER_VARIABLES = {"API_TIMEOUT_MS", "MAX_THINKING_TOKENS", "XDG_CACHE_HOME", "SLASH_COMMAND_TOOL_CHAR_BUDGET"}
 # Real keys, read once before any test clears the environment.
 REAL_KEYS = {name: os.environ.get(var) for name, var in KEYS.items()}
 
@@ -80,7 +82,7 @@ class Harness:
         )
         self.model: ScriptedModel | None = None
         for variable in list(os.environ):
-            if variable.startswith(("OPENROUTER_", "ANTHROPIC_", "AGENT_", "CLAUDE_")) or variable in ("API_TIMEOUT_MS", "XDG_CACHE_HOME", "SLASH_COMMAND_TOOL_CHAR_BUDGET"):
+            if variable.startswith(("OPENROUTER_", "ANTHROPIC_", "AGENT_", "CLAUDE_")) or variable in OTHER_VARIABLES:
                 monkeypatch.delenv(variable)
         monkeypatch.setenv("HOME", str(self.home))
         # as the CodeCrafters tester does; permission tests write their own settings

@@ -1,8 +1,9 @@
 """A scripted model: a small local HTTP server that speaks both wire formats.
 
 Tests script its replies in a provider-neutral way (`text(...)`, `call(...)`, `fail(...)`,
-`raw(...)`, or a function of the request); the server answers `/chat/completions` in OpenAI chat
-format and `/v1/messages` in Anthropic format. Like the CodeCrafters proxy, it rejects chat
+`raw(...)`, or a function of the request; `stopped(...)` and `thinking(...)` add a stop reason or
+reasoning to a reply); the server answers `/chat/completions` in OpenAI chat format (as OpenRouter
+says it) and `/v1/messages` in Anthropic format. Like the CodeCrafters proxy, it rejects chat
 requests for models other than `anthropic/claude-haiku*`. `make record` records cassettes against
 it when no real key is set.
 """
@@ -33,6 +34,31 @@ class ScriptedReply:
     headers: dict[str, str] = field(default_factory=dict)  # extra response headers, e.g. retry-after
     body: Any = None  # sent as is instead of a reply built from the fields above (str verbatim, else JSON)
     content_type: str = "application/json"
+    stop: str | None = None  # an Anthropic stop reason other than end_turn / tool_use
+    thought: str = ""  # reasoning sent with the reply: signed and redacted thinking, or reasoning_details
+
+
+# How the chat wire (OpenRouter) says each Anthropic stop reason: finish_reason, native_finish_reason.
+CHAT_STOPS = {
+    "max_tokens": ("length", "max_tokens"),
+    "refusal": ("content_filter", "refusal"),
+    "pause_turn": ("stop", "pause_turn"),
+    "model_context_window_exceeded": ("length", "model_context_window_exceeded"),
+}
+
+
+def stopped(reply: ScriptedReply, stop: str) -> ScriptedReply:
+    """`reply` ending for `stop` (a key of CHAT_STOPS): a refusal's text goes in the chat
+    message's `refusal` field, as OpenAI sends it."""
+    reply.stop = stop
+    return reply
+
+
+def thinking(reply: ScriptedReply, thought: str) -> ScriptedReply:
+    """`reply` preceded by reasoning: a signed thinking block and a redacted one (Messages API), or
+    `reasoning` and two `reasoning_details` (chat)."""
+    reply.thought = thought
+    return reply
 
 
 def text(value: str, delay_s: float = 0.0) -> ScriptedReply:
@@ -199,12 +225,25 @@ class ScriptedModel:
 
 def _usage(body: dict, reply: ScriptedReply) -> tuple[int, int]:
     produced = reply.text + "".join(json.dumps(c.arguments) for c in reply.calls)
-    return len(json.dumps(body)) // 4, max(1, len(produced) // 4)
+    return len(json.dumps(body)) // 4, max(1, len(produced) // 4) + _reasoning_tokens(reply)
+
+
+def _reasoning_tokens(reply: ScriptedReply) -> int:
+    return len(reply.thought) // 4 + 1 if reply.thought else 0
 
 
 def _chat_reply(model: ScriptedModel, body: dict, reply: ScriptedReply) -> dict:
     number = model._new_id()
     message: dict[str, Any] = {"role": "assistant", "content": reply.text or None}
+    finish, native = CHAT_STOPS.get(reply.stop or "", ("tool_calls" if reply.calls else "stop", None))
+    if reply.stop == "refusal":
+        message.update(content=None, refusal=reply.text)
+    if reply.thought:
+        message["reasoning"] = reply.thought
+        message["reasoning_details"] = [
+            {"type": "reasoning.text", "text": reply.thought, "signature": f"sig-{number}", "format": "anthropic-claude-v1", "index": 0},
+            {"type": "reasoning.encrypted", "data": f"redacted-{number}", "format": "anthropic-claude-v1", "index": 1},
+        ]
     if reply.calls:
         message["tool_calls"] = [
             {
@@ -215,18 +254,27 @@ def _chat_reply(model: ScriptedModel, body: dict, reply: ScriptedReply) -> dict:
             for i, c in enumerate(reply.calls)
         ]
     prompt, completion = _usage(body, reply)
+    choice: dict[str, Any] = {"index": 0, "finish_reason": finish, "message": message}
+    if native:
+        choice["native_finish_reason"] = native
+    usage: dict[str, Any] = {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
+    if reply.thought:
+        usage["completion_tokens_details"] = {"reasoning_tokens": _reasoning_tokens(reply)}
     return {
         "id": f"gen-{number}",
         "object": "chat.completion",
         "model": body.get("model"),
-        "choices": [{"index": 0, "finish_reason": "tool_calls" if reply.calls else "stop", "message": message}],
-        "usage": {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion},
+        "choices": [choice],
+        "usage": usage,
     }
 
 
 def _messages_reply(model: ScriptedModel, body: dict, reply: ScriptedReply) -> dict:
     number = model._new_id()
     content: list[dict[str, Any]] = []
+    if reply.thought:
+        content.append({"type": "thinking", "thinking": reply.thought, "signature": f"sig-{number}"})
+        content.append({"type": "redacted_thinking", "data": f"redacted-{number}"})
     if reply.text:
         content.append({"type": "text", "text": reply.text})
     for i, c in enumerate(reply.calls):
@@ -239,7 +287,7 @@ def _messages_reply(model: ScriptedModel, body: dict, reply: ScriptedReply) -> d
         "role": "assistant",
         "model": body.get("model"),
         "content": content,
-        "stop_reason": "tool_use" if reply.calls else "end_turn",
+        "stop_reason": reply.stop or ("tool_use" if reply.calls else "end_turn"),
         "usage": {"input_tokens": prompt, "output_tokens": completion},
     }
 

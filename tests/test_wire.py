@@ -148,7 +148,7 @@ def test_chat_decode_text_reply():
     assert isinstance(reply, Reply)
     assert reply.text == "Hello!"
     assert reply.tool_calls == []
-    assert reply.stop_reason == "stop"
+    assert reply.stop_reason == "end_turn"  # the internal vocabulary
 
 
 def test_chat_decode_tool_calls_with_valid_json():
@@ -167,7 +167,7 @@ def test_chat_decode_tool_calls_with_valid_json():
         ("call_b", "Bash", {"command": "ls -la"}),
     ]
     assert all(c.arguments_error is None for c in reply.tool_calls)
-    assert reply.stop_reason == "tool_calls"
+    assert reply.stop_reason == "tool_use"
 
 
 @pytest.mark.parametrize("arguments", ["", None])

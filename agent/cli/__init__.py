@@ -16,7 +16,7 @@ from typing import IO, Sequence
 
 from agent.cli.build import run
 from agent.cli.options import parse
-from agent.cli.output import StreamJson, print_json
+from agent.cli.output import StreamJson, incomplete_because, print_json
 from agent.errors import AgentError
 
 log = logging.getLogger("agent")
@@ -55,13 +55,15 @@ def main(argv: Sequence[str] | None = None, stdin: IO | None = None) -> int:
         log.info("internal error", exc_info=True)
         print(f"error: internal error: {type(exc).__name__}: {' '.join(str(exc).split())[:300]}", file=sys.stderr)
         return 1
+    problem = incomplete_because(result, session)
+    ending = {"stop_reason": result.stop_reason, "is_error": problem is not None}
     if output_format == "json":
-        print_json(result.subtype, result.text.strip(), result.turns, started, session)
+        print_json(result.subtype, result.text.strip(), result.turns, started, session, **ending)
     elif output_format == "stream-json":
-        stream.result(result.subtype, result.text.strip(), result.turns, started, session)
+        stream.result(result.subtype, result.text.strip(), result.turns, started, session, **ending)
     elif result.text.strip():
         print(result.text.strip())
-    if result.subtype == "error_max_turns":
-        print(f"error: stopped after reaching the turn limit ({result.turns} turns; raise --max-turns)", file=sys.stderr)
+    if problem:
+        print(f"error: {problem}", file=sys.stderr)
         return 1
     return 0

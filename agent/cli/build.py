@@ -27,6 +27,7 @@ def run(args: argparse.Namespace, env: Mapping[str, str], stdin: IO | None = Non
     session, history = build_session(args, environment, stream.observe if stream else None)
     if stream is not None:
         stream.session = session
+    session.client.limits.thinking(session.model)  # a thinking budget that leaves no room fails before any request
     with _recording(args, session.client, session.workspace.cwd):
         return run_prompt(prompt, session, history), session
 
@@ -35,6 +36,7 @@ def build_session(args: argparse.Namespace, environment: Environment, observer=N
     """The session `args` describe, and the earlier conversation it continues (empty for a new one)."""
     from agent.memory import load_memory, memory_block
     from agent.model.client import ModelClient
+    from agent.model.limits import Limits
     from agent.model.providers import model_aliases, resolve_model, select_provider
     from agent.permissions.settings import load_policy
     from agent.session import Session
@@ -51,8 +53,9 @@ def build_session(args: argparse.Namespace, environment: Environment, observer=N
     cwd, home = Path.cwd(), Path.home()
     session_id, transcripts, history = _sessions(args, home, cwd)
     provider = select_provider(environment.raw, args.provider, dummy_key="replay-key" if args.replay else None)
+    limits = Limits(environment["CLAUDE_CODE_MAX_OUTPUT_TOKENS"], environment["MAX_THINKING_TOKENS"])
     client = ModelClient(provider, environment["API_TIMEOUT_MS"] / 1000, args.trace,
-                         max_retries=environment["AGENT_MAX_RETRIES"])
+                         max_retries=environment["AGENT_MAX_RETRIES"], limits=limits)
     cache = FrontmatterCache(cache_path(home, environment.raw))
     added = tuple(Path(cwd, folder).expanduser() for folder in args.add_dirs)
     skills = {skill.name: skill for skill in discover_skills(cwd, home, cache, added)}

@@ -9,6 +9,7 @@ from typing import Any, Callable, Mapping
 from urllib.parse import urlparse
 
 from agent.errors import UsageError
+from agent.model.limits import MIN_THINKING_BUDGET
 
 
 def _text(value: str) -> str:
@@ -32,6 +33,13 @@ def _positive_number(value: str) -> float:
     if not (number > 0 and number != float("inf")):
         raise ValueError
     return number
+
+
+def _thinking_budget(value: str) -> int:
+    budget = _whole_number(value)
+    if 0 < budget < MIN_THINKING_BUDGET:
+        raise ValueError
+    return budget
 
 
 def _provider(value: str) -> str:
@@ -76,6 +84,11 @@ VARIABLES = [
              _positive_int, 3),
     Variable("CLAUDE_CODE_MAX_CONCURRENT_SUBAGENTS", "a whole number > 0", "subagents running at once (default 20)",
              _positive_int, 20),
+    Variable("CLAUDE_CODE_MAX_OUTPUT_TOKENS", "a whole number > 0",
+             "output limit of each request, up to a known model's maximum (default: the model's, at most 32000)",
+             _positive_int),
+    Variable("MAX_THINKING_TOKENS", f"0 (off) or a whole number >= {MIN_THINKING_BUDGET}",
+             "turns extended thinking on with this token budget (default off)", _thinking_budget, 0),
     Variable("SLASH_COMMAND_TOOL_CHAR_BUDGET", "a whole number > 0",
              "characters for the skill and agent catalogs together (default 12000)", _positive_int, 12_000),
     Variable("XDG_CACHE_HOME", "an absolute folder", "where the frontmatter cache lives (default ~/.cache)"),

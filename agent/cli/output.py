@@ -9,19 +9,46 @@ import threading
 import time
 from typing import Any
 
-from agent.conversation import Usage
+from agent.conversation import Stop, Usage
+from agent.model.limits import context_window
 from agent.model.pricing import total_cost_usd
 
 
-def result_object(subtype: str, text: str, turns: int, started: float, session=None) -> dict[str, Any]:
+def incomplete_because(result, session) -> str | None:
+    """Why the answer printed is not a complete one (None when it is): the turn limit, or a last
+    reply that was cut off, refused or out of context. Any of these exits 1."""
+    if result.subtype == "error_max_turns":
+        return f"stopped after reaching the turn limit ({result.turns} turns; raise --max-turns)"
+    model = session.model
+    if result.stop_reason == Stop.MAX_TOKENS:
+        limit = session.client.limits.max_tokens(model)
+        return (
+            f"the answer was cut off at the output limit ({limit} tokens for {model}) and is incomplete; "
+            "raise CLAUDE_CODE_MAX_OUTPUT_TOKENS or ask for less"
+        )
+    if result.stop_reason == Stop.REFUSAL:
+        return "the model refused to answer"
+    if result.stop_reason == Stop.CONTEXT_EXCEEDED:
+        window = context_window(model)
+        size = f"{window:,} tokens" if window else "its limit"
+        return f"the conversation filled {model}'s context window ({size}); start again with less in it"
+    return None
+
+
+def result_object(
+    subtype: str, text: str, turns: int, started: float, session=None, stop_reason: str | None = None,
+    is_error: bool | None = None,
+) -> dict[str, Any]:
     """The result of a run, as Claude Code's `--output-format json` has it; `session` is None
-    when the run failed before one was built."""
+    when the run failed before one was built. `stop_reason` is the last reply's; `is_error`
+    defaults to "not a success", and an incomplete success (`incomplete_because`) is one too."""
     usage = session.client.usage if session else Usage()
     result: dict[str, Any] = {
         "type": "result",
         "subtype": subtype,
-        "is_error": subtype != "success",
+        "is_error": subtype != "success" if is_error is None else is_error,
         "result": text,
+        "stop_reason": stop_reason,
         "num_turns": turns,
         "duration_ms": int((time.monotonic() - started) * 1000),
         "usage": {**usage.as_dict(), "requests": usage.requests},
@@ -35,9 +62,9 @@ def result_object(subtype: str, text: str, turns: int, started: float, session=N
     return result
 
 
-def print_json(subtype: str, text: str, turns: int, started: float, session=None) -> None:
-    """Print the result object on one line."""
-    print(json.dumps(result_object(subtype, text, turns, started, session), ensure_ascii=False), flush=True)
+def print_json(subtype: str, text: str, turns: int, started: float, session=None, **ending) -> None:
+    """Print the result object on one line (`ending`: `result_object`'s stop_reason and is_error)."""
+    print(json.dumps(result_object(subtype, text, turns, started, session, **ending), ensure_ascii=False), flush=True)
 
 
 class StreamJson:
@@ -75,9 +102,9 @@ class StreamJson:
                                                            "delta": {"type": "text_delta", "text": text}},
                          **self._origin(agent)})
 
-    def result(self, subtype: str, text: str, turns: int, started: float, session=None) -> None:
+    def result(self, subtype: str, text: str, turns: int, started: float, session=None, **ending) -> None:
         """The last line: the run's result object."""
-        self._print(result_object(subtype, text, turns, started, session))
+        self._print(result_object(subtype, text, turns, started, session, **ending))
 
     def _origin(self, agent) -> dict[str, Any]:
         return {"parent_tool_use_id": agent.parent_tool_use_id, "session_id": self.session.session_id}

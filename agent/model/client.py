@@ -16,13 +16,13 @@ import requests
 from agent.model import retry
 from agent.conversation import Reply, Usage
 from agent.errors import ProviderError
+from agent.model.limits import Limits
 from agent.model.providers import Provider
 
 log = logging.getLogger("agent")
 
 CONNECT_TIMEOUT_S = 10.0
 DEFAULT_READ_TIMEOUT_S = 600.0
-MAX_TOKENS = 8192
 
 
 @dataclass
@@ -59,10 +59,13 @@ class ModelClient:
         sleep: Callable[[float], None] | None = None,
         jitter: random.Random | None = None,
         backoff: retry.Backoff = retry.Backoff(),
+        limits: Limits = Limits(),
     ):
         """`max_retries` defaults to AGENT_MAX_RETRIES (else 6); `sleep` and `jitter` default to
-        `agent.retry.sleep` and `agent.retry.rng`, looked up at each retry so tests can replace them."""
+        `agent.retry.sleep` and `agent.retry.rng`, looked up at each retry so tests can replace them.
+        `limits` sets the output limit and thinking budget (`agent.model.limits`)."""
         self.provider = provider
+        self.limits = limits
         self.http = requests.Session()
         self.timeout = (CONNECT_TIMEOUT_S, read_timeout_s)
         self.trace_path = trace_path
@@ -77,7 +80,8 @@ class ModelClient:
 
     def complete(self, system: str, messages: list[dict], tools: list[dict], model: str) -> Reply:
         """One request: the reply to `messages` under `system`, offering `tools`."""
-        payload = self.provider.wire.encode(system, messages, tools, model, MAX_TOKENS)
+        thinking = self.limits.thinking(model)
+        payload = self.provider.wire.encode(system, messages, tools, model, self.limits.max_tokens(model), thinking)
         with self._lock:
             self._count += 1
             number = self._count
@@ -89,7 +93,13 @@ class ModelClient:
             self.usage.add(reply.usage)
             self.usage_by_model.setdefault(model, Usage()).add(reply.usage)
         names = ", ".join(call.name for call in reply.tool_calls) or "none"
-        log.info("reply %d: %d chars of text, tool calls: %s", number, len(reply.text), names)
+        log.info(
+            "reply %d: %d chars of text, tool calls: %s, stop: %s", number, len(reply.text), names,
+            reply.provider_stop_reason or reply.stop_reason,
+        )
+        if reply.thinking:
+            spent = f" ({reply.usage.reasoning_tokens} reasoning tokens)" if reply.usage.reasoning_tokens else ""
+            log.info("thinking %d%s:\n%s", number, spent, reply.thinking)
         return reply
 
     def _post(self, payload: dict[str, Any]) -> Any:

@@ -95,8 +95,13 @@ def _number(value: Any) -> float | None:
 
 def embedded_status(body: Any) -> int | None:
     """The status of an error carried in a 200 reply: OpenRouter repeats the HTTP code in
-    `error.code` when generation had already started; the Messages API names an error type."""
+    `error.code` when generation had already started, at the top level or in the first choice
+    (`finish_reason: "error"`); the Messages API names an error type."""
     error = body.get("error") if isinstance(body, dict) else None
+    if error is None and isinstance(body, dict):
+        choices = body.get("choices")
+        if isinstance(choices, list) and choices and isinstance(choices[0], dict):
+            error = choices[0].get("error")
     if not isinstance(error, dict):
         return None
     code = error.get("code")

@@ -5,15 +5,31 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from agent.conversation import Reply, ToolCall, Usage
+from agent.conversation import Reply, Stop, ToolCall, Usage, settle_stop
 from agent.errors import ProviderError
 
 PATH = "chat/completions"
 EPHEMERAL = {"type": "ephemeral"}
+REASONING = "reasoning_details"  # the internal block that carries OpenRouter's reasoning_details
+
+FINISH_REASONS = {
+    "stop": Stop.END,
+    "tool_calls": Stop.TOOL_USE,
+    "function_call": Stop.TOOL_USE,
+    "length": Stop.MAX_TOKENS,
+    "content_filter": Stop.REFUSAL,
+}
+# OpenRouter folds these Anthropic reasons into `stop` or `length`; its native_finish_reason keeps them.
+NATIVE_FINISH_REASONS = {
+    "refusal": Stop.REFUSAL,
+    "pause_turn": Stop.PAUSE,
+    "model_context_window_exceeded": Stop.CONTEXT_EXCEEDED,
+}
 
 
-def encode(system: str, messages: list[dict], tools: list[dict], model: str, max_tokens: int) -> dict:
-    """The chat-completions request body for the internal conversation.
+def encode(system: str, messages: list[dict], tools: list[dict], model: str, max_tokens: int, thinking_budget: int = 0) -> dict:
+    """The chat-completions request body for the internal conversation. A `thinking_budget` turns
+    reasoning on (OpenRouter's `reasoning` parameter).
 
     Stable parts come first and the growing conversation last, so each request's bytes are a
     prefix of the next one's. For Anthropic models (through OpenRouter) the system prompt carries a
@@ -21,6 +37,8 @@ def encode(system: str, messages: list[dict], tools: list[dict], model: str, max
     reuses the cached prefix without changing the shape of the messages."""
     cached = model.startswith("anthropic/")
     body: dict[str, Any] = {"model": model, "max_tokens": max_tokens}
+    if thinking_budget:
+        body["reasoning"] = {"max_tokens": thinking_budget}
     if cached:
         body["cache_control"] = EPHEMERAL
     if tools:
@@ -59,6 +77,9 @@ def _encode_message(message: dict) -> list[dict[str, Any]]:
         encoded: dict[str, Any] = {"role": "assistant", "content": text or None}
         if calls:
             encoded["tool_calls"] = calls
+        for block in content:  # sent back unchanged: some models refuse a turn without its reasoning
+            if block["type"] == REASONING:
+                encoded["reasoning_details"] = block["reasoning_details"]
         return [encoded]
     # A user turn of blocks: one `tool` message per result (chat has no error flag, so errors are
     # marked in the text), then any text as a user message after them.
@@ -87,7 +108,7 @@ def decode(body: Any) -> Reply:
     if not choices or not isinstance(choices, list) or not isinstance(choices[0], dict):
         raise ProviderError("the provider's reply has no choices")
     choice = choices[0]
-    if choice.get("finish_reason") == "error":
+    if choice.get("finish_reason") == "error" or isinstance(choice.get("error"), dict):
         raise ProviderError(f"the provider ended the reply with an error: {error_text(choice)}")
     message = choice.get("message")
     if not isinstance(message, dict):
@@ -96,12 +117,38 @@ def decode(body: Any) -> Reply:
     if not isinstance(raw_calls, list) or not all(isinstance(raw, dict) for raw in raw_calls):
         raise ProviderError("the provider's reply has malformed tool_calls")
     calls = [_decode_call(raw, index) for index, raw in enumerate(raw_calls)]
-    return Reply(
-        text=_text_of(message.get("content")),
+    text = _text_of(message.get("content"))
+    refusal = message.get("refusal")
+    finish, native = (value if isinstance(value, str) else None for value in (choice.get("finish_reason"), choice.get("native_finish_reason")))
+    stop = NATIVE_FINISH_REASONS.get(native) or FINISH_REASONS.get(finish)
+    if isinstance(refusal, str) and refusal:  # OpenAI says `stop` for a refusal it explains here
+        stop, text = Stop.REFUSAL, text or refusal
+    details = message.get("reasoning_details")
+    reply = Reply(
+        text=text,
         tool_calls=calls,
         usage=_usage(body.get("usage")),
-        stop_reason=choice.get("finish_reason"),
+        stop_reason=settle_stop(stop, bool(calls)),
+        thinking=_reasoning_text(message, details),
+        provider_stop_reason=finish,
     )
+    if isinstance(details, list) and details:
+        reply.blocks.insert(0, {"type": REASONING, "reasoning_details": details})
+    return reply
+
+
+def _reasoning_text(message: dict, details: Any) -> str:
+    """The readable reasoning: OpenRouter's `reasoning` (or llama.cpp's and DeepSeek's
+    `reasoning_content`), else the text and summaries in `reasoning_details`."""
+    for key in ("reasoning", "reasoning_content"):
+        if isinstance(message.get(key), str) and message[key]:
+            return message[key]
+    parts = []
+    for detail in details if isinstance(details, list) else []:
+        if isinstance(detail, dict):
+            part = detail.get("text") or detail.get("summary")
+            parts.append(part if isinstance(part, str) else "[encrypted reasoning]")
+    return "\n\n".join(parts)
 
 
 def _usage(raw: Any) -> Usage:
@@ -110,12 +157,14 @@ def _usage(raw: Any) -> Usage:
     raw = raw if isinstance(raw, dict) else {}
     details = raw.get("prompt_tokens_details") if isinstance(raw.get("prompt_tokens_details"), dict) else {}
     read, written = _count(details.get("cached_tokens")), _count(details.get("cache_write_tokens"))
+    completion = raw.get("completion_tokens_details") if isinstance(raw.get("completion_tokens_details"), dict) else {}
     return Usage(
         input_tokens=max(0, _count(raw.get("prompt_tokens")) - read - written),
         output_tokens=_count(raw.get("completion_tokens")),
         requests=1,
         cache_read_tokens=read,
         cache_write_tokens=written,
+        reasoning_tokens=_count(completion.get("reasoning_tokens")),
     )
 
 
@@ -155,8 +204,12 @@ def _decode_call(raw: dict, index: int) -> ToolCall:
 
 
 def error_text(body: Any) -> str:
-    """The provider's own error message from an error body."""
+    """The provider's own error message from an error body (or from an error OpenRouter put in
+    the first choice)."""
     if isinstance(body, dict):
+        choices = body.get("choices")
+        if not body.get("error") and isinstance(choices, list) and choices and isinstance(choices[0], dict):
+            body = choices[0]
         error = body.get("error")
         if isinstance(error, dict) and error.get("message"):
             return str(error["message"])

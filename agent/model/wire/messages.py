@@ -5,21 +5,34 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from agent.conversation import Reply, ToolCall, Usage
+from agent.conversation import Reply, Stop, ToolCall, Usage, settle_stop, text_block, tool_use_block
 from agent.errors import ProviderError
 
 PATH = "v1/messages"
 EPHEMERAL = {"type": "ephemeral"}
 
+STOP_REASONS = {
+    "end_turn": Stop.END,
+    "stop_sequence": Stop.END,
+    "tool_use": Stop.TOOL_USE,
+    "max_tokens": Stop.MAX_TOKENS,
+    "refusal": Stop.REFUSAL,
+    "pause_turn": Stop.PAUSE,
+    "model_context_window_exceeded": Stop.CONTEXT_EXCEEDED,
+}
 
-def encode(system: str, messages: list[dict], tools: list[dict], model: str, max_tokens: int) -> dict:
-    """The Messages API request body; the internal conversation is already in this shape.
+
+def encode(system: str, messages: list[dict], tools: list[dict], model: str, max_tokens: int, thinking_budget: int = 0) -> dict:
+    """The Messages API request body; the internal conversation is already in this shape, thinking
+    blocks included. A `thinking_budget` turns extended thinking on.
 
     Prompt caching: breakpoints on the last tool and on the system prompt, and a top-level one that
     the API places on the latest message, so a multi-turn run (and every subagent sharing tools)
     reuses the cache. Stable parts come first and the conversation last, so each request's bytes
     are a prefix of the next one's."""
     body: dict[str, Any] = {"model": model, "max_tokens": max_tokens, "cache_control": EPHEMERAL}
+    if thinking_budget:
+        body["thinking"] = {"type": "enabled", "budget_tokens": thinking_budget}
     if tools:
         body["tools"] = [
             {"name": t["name"], "description": t["description"], "input_schema": t["parameters"]} for t in tools
@@ -40,25 +53,39 @@ def decode(body: Any) -> Reply:
     content = body.get("content")
     if not isinstance(content, list):
         raise ProviderError("the provider's reply has no content blocks")
-    texts, calls = [], []
+    texts: list[str] = []
+    calls: list[ToolCall] = []
+    blocks: list[dict[str, Any]] = []
+    thinking: list[str] = []
     for index, block in enumerate(content):
         if not isinstance(block, dict):
             continue
-        if block.get("type") == "text":
-            texts.append(str(block.get("text") or ""))
-        elif block.get("type") == "tool_use":
-            arguments = block.get("input")
-            call = ToolCall(
-                id=str(block.get("id") or f"toolu_{index}"),
-                name=str(block.get("name") or ""),
-                arguments=arguments if isinstance(arguments, dict) else {},
-            )
-            if not isinstance(arguments, dict):
-                call.arguments_error = "the input must be a JSON object"
+        kind = block.get("type")
+        if kind == "text":
+            text = str(block.get("text") or "")
+            texts.append(text)
+            if text:  # the API rejects an empty text block sent back
+                blocks.append(text_block(text))
+        elif kind == "tool_use":
+            call = _decode_call(block, index)
             calls.append(call)
+            blocks.append(tool_use_block(call))
+        else:
+            # thinking and redacted_thinking go back exactly as they came (their signature covers
+            # them), and so does anything newer: a paused turn must be sent back as it is
+            blocks.append(block)
+            if kind == "thinking":
+                thinking.append(str(block.get("thinking") or ""))
+            elif kind == "redacted_thinking":
+                thinking.append("[redacted thinking]")
+    raw_stop = body.get("stop_reason") if isinstance(body.get("stop_reason"), str) else None
+    stop = settle_stop(STOP_REASONS.get(raw_stop), bool(calls))
+    text = "".join(texts)
+    if stop == Stop.REFUSAL and not text:
+        text = _refusal_explanation(body)
     usage = body.get("usage") if isinstance(body.get("usage"), dict) else {}
     return Reply(
-        text="".join(texts),
+        text=text,
         tool_calls=calls,
         usage=Usage(
             input_tokens=_count(usage.get("input_tokens")),
@@ -67,8 +94,30 @@ def decode(body: Any) -> Reply:
             cache_read_tokens=_count(usage.get("cache_read_input_tokens")),
             cache_write_tokens=_count(usage.get("cache_creation_input_tokens")),
         ),
-        stop_reason=body.get("stop_reason"),
+        stop_reason=stop,
+        blocks=blocks,
+        thinking="\n\n".join(part for part in thinking if part),
+        provider_stop_reason=raw_stop,
     )
+
+
+def _decode_call(block: dict, index: int) -> ToolCall:
+    arguments = block.get("input")
+    call = ToolCall(
+        id=str(block.get("id") or f"toolu_{index}"),
+        name=str(block.get("name") or ""),
+        arguments=arguments if isinstance(arguments, dict) else {},
+    )
+    if not isinstance(arguments, dict):
+        call.arguments_error = "the input must be a JSON object"
+    return call
+
+
+def _refusal_explanation(body: dict) -> str:
+    """The API's own explanation of a refusal that came without text (`stop_details`)."""
+    details = body.get("stop_details")
+    explanation = details.get("explanation") if isinstance(details, dict) else None
+    return explanation if isinstance(explanation, str) else ""
 
 
 def _count(value: Any) -> int:

@@ -1,0 +1,87 @@
+"""Request bodies checked against the official SDKs' own request types, strictly.
+
+`anthropic`'s MessageCreateParams and `openai`'s CompletionCreateParams are TypedDicts; pydantic
+validates them, but with two gaps that would let almost anything pass: fields typed `Iterable`
+(messages, content blocks, tools) are checked only when iterated, and keys a TypedDict does not
+name are dropped without a word. `problems` closes both: it iterates everything the validator
+returns, then compares it with the body, so an unknown key anywhere is reported by its path.
+The SDKs are test-only dependencies; the agent itself never imports them.
+"""
+
+from __future__ import annotations
+
+import collections.abc
+import functools
+import re
+from typing import Any
+
+from pydantic import TypeAdapter, ValidationError
+
+# Keys OpenRouter documents on top of OpenAI's chat completions: prompt-caching breakpoints
+# (top level and on content parts), its `reasoning` parameter, and `reasoning_details` sent back
+# on an assistant message. Each pattern is a whole path.
+OPENROUTER_EXTENSIONS = [
+    r"cache_control",
+    r"reasoning",
+    r"messages\[\d+\]\.content\[\d+\]\.cache_control",
+]
+REASONING_DETAILS = re.compile(r"messages\[(\d+)\]\.reasoning_details")
+
+
+@functools.lru_cache(maxsize=None)
+def adapter(wire: str) -> TypeAdapter:
+    """The SDK request type for `wire` ("messages" or "chat"), non-streaming as we send them."""
+    if wire == "messages":
+        from anthropic.types.message_create_params import MessageCreateParamsNonStreaming
+
+        return TypeAdapter(MessageCreateParamsNonStreaming)
+    from openai.types.chat.completion_create_params import CompletionCreateParamsNonStreaming
+
+    return TypeAdapter(CompletionCreateParamsNonStreaming)
+
+
+def materialise(value: Any) -> Any:
+    """`value` with every lazily validated iterable run to the end, which is when its items are
+    validated (a ValidationError then)."""
+    if isinstance(value, dict):
+        return {key: materialise(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)) or isinstance(value, collections.abc.Iterator):
+        return [materialise(item) for item in value]
+    return value
+
+
+def dropped_keys(sent: Any, kept: Any, path: str = "") -> list[str]:
+    """The paths of keys in `sent` that validation did not keep: keys the type does not know."""
+    found: list[str] = []
+    if isinstance(sent, dict) and isinstance(kept, dict):
+        for key, value in sent.items():
+            where = f"{path}.{key}" if path else key
+            if key not in kept:
+                found.append(where)
+            else:
+                found.extend(dropped_keys(value, kept[key], where))
+    elif isinstance(sent, list) and isinstance(kept, list):
+        for index, (value, copy) in enumerate(zip(sent, kept)):
+            found.extend(dropped_keys(value, copy, f"{path}[{index}]"))
+    return found
+
+
+def problems(body: dict, wire: str) -> list[str]:
+    """Why `body` is not a valid request of `wire` by the SDK's types (empty when it is):
+    validation errors, then unknown keys that are not documented OpenRouter extensions."""
+    try:
+        kept = materialise(adapter(wire).validate_python(body, strict=True))
+    except ValidationError as exc:
+        return [f"{'.'.join(map(str, error['loc']))}: {error['msg']}" for error in exc.errors()[:5]]
+    return [
+        f"{path}: not a field of the {wire} request type"
+        for path in dropped_keys(body, kept)
+        if not (wire == "chat" and _documented_by_openrouter(path, body))
+    ]
+
+
+def _documented_by_openrouter(path: str, body: dict) -> bool:
+    details = REASONING_DETAILS.fullmatch(path)
+    if details:
+        return body["messages"][int(details.group(1))].get("role") == "assistant"
+    return any(re.fullmatch(pattern, path) for pattern in OPENROUTER_EXTENSIONS)
