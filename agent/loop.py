@@ -66,7 +66,7 @@ def run_loop(agent: AgentSpec, messages: list[dict[str, Any]], session: Any) -> 
         _record(agent, message)
     text = ""
     for turn in range(1, agent.max_turns + 1):
-        reply = session.client.complete(agent.system, messages, schemas, agent.model)
+        reply = session.client.complete(agent.system, messages, schemas, agent.model, agent.name)
         usage.add(reply.usage)
         _record(agent, _append(messages, reply.as_message()))
         text = reply.text

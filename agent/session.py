@@ -4,10 +4,11 @@ agents is offered. Tools reach it through their context."""
 
 from __future__ import annotations
 
+import os
 import threading
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import Any, Mapping
 
 from agent.skills.catalog import CATALOG_BUDGET_CHARS, Entry, fit, skill_entry
 from agent.skills.tool import skill_tool
@@ -45,6 +46,12 @@ class Session:
     transcripts: Any = None  # agent.transcripts.Transcripts, or None with --no-session-persistence
     policy: Any = None  # agent.permissions.policy.Policy for the main conversation (subagents inherit it)
     permission_denials: list[dict[str, Any]] = field(default_factory=list)
+    # the variables that shape requests are read here, not from os.environ: a replay gives the ones
+    # its cassette recorded, whatever the replaying user's environment holds
+    env: Mapping[str, str] = field(default_factory=lambda: os.environ)
+    # called as tool_runs(agent, call_id, tool, arguments, run) wherever a tool would touch the
+    # machine: records each result (--record) or answers from the cassette (--replay-tools)
+    tool_runs: Any = None
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     @cached_property
@@ -68,7 +75,7 @@ class Session:
         if any(s.model_invocable and name != exclude_skill for name, s in self.skills.items()):
             tools.append(skill_tool(self.skills, run_forked_skill, exclude_skill, catalogs.shortened))
         agents = self.agents if agent_types is None else {n: a for n, a in self.agents.items() if n in agent_types}
-        if depth < max_depth() and agents:
+        if depth < max_depth(self.env) and agents:
             tools.append(agent_tool(agents, catalogs.agent_entries, catalogs.agent_lines, catalogs.shortened))
         return tools
 
@@ -77,7 +84,7 @@ class Session:
         names = [tool.name for tool in builtin_tools()]
         if any(skill.model_invocable for skill in self.skills.values()):
             names.append("Skill")
-        if depth < max_depth() and self.agents:
+        if depth < max_depth(self.env) and self.agents:
             names.append("Agent")
         return names
 

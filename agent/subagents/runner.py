@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 import os
-from typing import Any
+from typing import Any, Mapping
 
 from agent.conversation import user_message
 from agent.errors import ProviderError
@@ -31,17 +31,17 @@ log = logging.getLogger("agent")
 DEFAULT_MAX_DEPTH = 3
 
 
-def positive_env(name: str, default: int) -> int:
-    """A positive whole number from the environment variable `name`, else `default`."""
+def positive_env(name: str, default: int, env: Mapping[str, str] = os.environ) -> int:
+    """A positive whole number from the environment variable `name` in `env`, else `default`."""
     try:
-        return max(1, int(os.environ.get(name, default)))
+        return max(1, int(env.get(name, default)))
     except ValueError:
         return default
 
 
-def max_depth() -> int:
+def max_depth(env: Mapping[str, str] = os.environ) -> int:
     """How many subagent levels may be nested (CLAUDE_CODE_MAX_SUBAGENT_SPAWN_DEPTH; 1 disables nesting)."""
-    return positive_env("CLAUDE_CODE_MAX_SUBAGENT_SPAWN_DEPTH", DEFAULT_MAX_DEPTH)
+    return positive_env("CLAUDE_CODE_MAX_SUBAGENT_SPAWN_DEPTH", DEFAULT_MAX_DEPTH, env)
 
 
 def subagent_spec(
@@ -70,7 +70,7 @@ def subagent_spec(
             continue
         body += "\n\n" + render(skill, "", command_context(session, policy))
     model = resolve_model(
-        [*models, definition.model, os.environ.get("CLAUDE_CODE_SUBAGENT_MODEL")], session.provider_name, session.model
+        [*models, definition.model, session.env.get("CLAUDE_CODE_SUBAGENT_MODEL")], session.provider_name, session.model
     )
     return AgentSpec(
         name=label,
@@ -87,8 +87,8 @@ def subagent_spec(
 def run_subagent(spec: AgentSpec, prompt: str, session, kind: str, description: str) -> Result:
     """Run `spec` on a new conversation whose only message is `prompt` (no parent history), and
     record its turns and usage for the run's accounting."""
-    if spec.depth > max_depth():
-        raise ToolError(f"cannot start {spec.name}: subagents may nest at most {max_depth()} levels deep")
+    if spec.depth > max_depth(session.env):
+        raise ToolError(f"cannot start {spec.name}: subagents may nest at most {max_depth(session.env)} levels deep")
     record: dict[str, Any] = {"type": kind, "description": description, "depth": spec.depth, "model": spec.model}
     with session.lock:
         session.subagent_runs.append(record)

@@ -7,7 +7,8 @@ the tool also answers `search` with the full entries.
 
 from __future__ import annotations
 
-from typing import Any
+import os
+from typing import Any, Mapping
 
 from agent.errors import ProviderError
 from agent.skills.catalog import SHORTENED_NOTE, Entry, one_line, search
@@ -26,9 +27,9 @@ INTRO = (
 )
 
 
-def max_concurrent() -> int:
+def max_concurrent(env: Mapping[str, str] = os.environ) -> int:
     """How many subagents may run at once (CLAUDE_CODE_MAX_CONCURRENT_SUBAGENTS)."""
-    return positive_env("CLAUDE_CODE_MAX_CONCURRENT_SUBAGENTS", DEFAULT_MAX_CONCURRENT)
+    return positive_env("CLAUDE_CODE_MAX_CONCURRENT_SUBAGENTS", DEFAULT_MAX_CONCURRENT, env)
 
 
 def agent_entry(definition: AgentDefinition, offered: list[str]) -> Entry:
@@ -69,9 +70,9 @@ def agent_tool(agents: dict[str, AgentDefinition], entries: dict[str, Entry], li
             raise ToolError(f"unknown subagent_type {kind!r}; {valid}")
         spec = subagent_spec(session, definition, context.agent, kind, [arguments.get("model")])
         with session.lock:
-            if session.running_subagents >= max_concurrent():
+            if session.running_subagents >= max_concurrent(session.env):
                 raise ToolError(
-                    f"Concurrent subagent limit reached ({max_concurrent()} running). Do not retry "
+                    f"Concurrent subagent limit reached ({max_concurrent(session.env)} running). Do not retry "
                     "this call now; do the work yourself or wait for the running agents to finish."
                 )
             session.running_subagents += 1
@@ -97,4 +98,4 @@ def agent_tool(agents: dict[str, AgentDefinition], entries: dict[str, Entry], li
     if searchable:
         properties["search"] = {"type": "string", "description": "Words to look for in the agent types' full descriptions (instead of a task)."}
     parameters = object_schema(properties, [] if searchable else ["description", "prompt"])
-    return Tool("Agent", description, parameters, run, parallel=True)
+    return Tool("Agent", description, parameters, run, parallel=True, delegates=True)

@@ -57,6 +57,14 @@ def execute(call: ToolCall, tools: dict[str, Tool], context: Any) -> dict[str, A
     refusal = _permission_refusal(call, tool, context)
     if refusal:
         return _error(call, refusal)
+    # recording, the session keeps what the call returned; with --replay-tools, it answers instead
+    tool_runs = getattr(getattr(context, "session", None), "tool_runs", None)
+    if tool_runs is not None and not tool.delegates:
+        return tool_runs(context.agent.name, call.id, call.name, call.arguments, lambda: _run(call, tool, context))
+    return _run(call, tool, context)
+
+
+def _run(call: ToolCall, tool: Tool, context: Any) -> dict[str, Any]:
     try:
         output = tool.run(call.arguments, context)
     except ToolError as exc:
