@@ -115,6 +115,8 @@ def check_writable(flag: str, path: str | None, append: bool = False) -> None:
     target = Path(path)
     if target.is_dir():
         raise UsageError(f"{flag}: {path} is a folder; give a file")
+    if target.parent.exists() and not target.parent.is_dir():
+        raise UsageError(f"{flag}: cannot write {path}: {target.parent} is a file, not a folder")
     if append and not target.parent.is_dir():
         raise UsageError(f"{flag}: the folder of {path} does not exist")
     existed = target.exists()
