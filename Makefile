@@ -19,9 +19,10 @@ $(STAMP): pyproject.toml
 	  --config-settings editable_mode=compat -e '.[test]'
 	touch $(VENV)/.installed-path $@
 
-# Replays every cassette; the network is blocked (loopback test servers aside) and no key is needed.
+# Replays every cassette, on all cores (pytest-xdist); the network is blocked (loopback test servers
+# aside) and no key is needed.
 test: setup
-	$(VENV)/bin/pytest --block-network --allowed-hosts=127.0.0.1
+	$(VENV)/bin/pytest -n auto --block-network --allowed-hosts=127.0.0.1
 
 # Re-records every cassette: against the real provider when its key is set, else the scripted model.
 record: setup
