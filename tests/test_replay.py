@@ -10,13 +10,16 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 
 import pytest
 import yaml
 
 from agent import cli
+from conftest import CASSETTES
 from scripted_model import Call, ScriptedModel, call, calls, fail, text
 
+DEMO = CASSETTES / "demo"
 CLOCK_PROMPT = "Note the time in stamp.txt and tell me what it says."
 
 
@@ -211,3 +214,31 @@ def test_each_trace_line_names_its_request_and_agent(agent, tmp_path):
         (1, "main", 200), (2, "Explore", 200), (3, "Explore", 200), (4, "main", 200),
     ]
     assert all("error" not in line and line["response"] for line in lines)
+
+
+@pytest.mark.parametrize("provider", ["openrouter", "anthropic"])
+def test_a_cassette_without_a_setup_replays_from_its_requests(provider, tmp_path, monkeypatch, capsys):
+    """A plain vcrpy cassette (JSON text bodies; no setup, agents or tool runs), as another tool
+    writes one: provider, model and prompt are read from its first request."""
+    ours = yaml.safe_load((DEMO / f"test_reviewer_agent_reviews_in_its_own_context-{provider}.yaml").read_text())
+    plain = {"version": 1, "interactions": [
+        {"request": {**item["request"], "body": json.dumps(item["request"]["body"])},
+         "response": {**item["response"], "body": {"string": json.dumps(item["response"]["body"]["string"])}}}
+        for item in ours["interactions"]
+    ]}
+    cassette = tmp_path / "plain.yaml"
+    cassette.write_text(yaml.safe_dump(plain))
+    shutil.copytree(DEMO / "workspace", tmp_path / "ws")
+    (tmp_path / "home").mkdir()
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.chdir(tmp_path / "ws")
+    for variable in list(os.environ):
+        if variable.startswith(("OPENROUTER_", "ANTHROPIC_", "AGENT_", "CLAUDE_")):
+            monkeypatch.delenv(variable)
+
+    assert cli.main(["--replay", str(cassette)]) == 0
+    assert "stats.py:11" in capsys.readouterr().out
+    assert cli.main(["--replay", str(cassette), "--replay-tools"]) == 2
+    assert "holds no tool results" in capsys.readouterr().err
+    assert cli.main(["cassette", "show", str(cassette)]) == 0
+    assert "no setup recorded" in capsys.readouterr().out

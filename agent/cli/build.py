@@ -42,7 +42,10 @@ def run(args: argparse.Namespace, env: Mapping[str, str]):
 
         recorded = read(args.replay, Placeholders(folders))  # before anything else: a bad cassette is bad input
         env = follow_setup(args, parser, recorded.setup, args.replay, env, recorded.inferred)
-        log.info("%s", narration(recorded.setup, args.replay))
+        log.info("%s", narration(recorded.setup, args.replay, recorded.inferred))
+        if args.replay_tools and recorded.tool_runs is None:
+            raise UsageError(f"--replay-tools: the cassette {args.replay} holds no tool results (it was not "
+                             "recorded by this agent); replay it without --replay-tools")
     if args.prompt is None:
         raise UsageError("give a prompt with -p \"<prompt>\"")
     if not args.prompt.strip():

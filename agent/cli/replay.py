@@ -107,17 +107,17 @@ def replay_provider(setup: dict[str, Any], base_url: str | None, path: str) -> P
     return select_provider({kind.base_variable: base_url} if base_url else {}, name, dummy_key=REPLAY_KEY)
 
 
-def narration(setup: dict[str, Any], path: str) -> str:
+def narration(setup: dict[str, Any], path: str, inferred: bool = False) -> str:
     """One line saying what a replay replays, for --verbose: never a scripted reply passed off as a model's."""
+    head = f"replaying {path}: {setup.get('provider')} {setup.get('model')}"
+    if inferred:
+        return f"{head}, from a cassette without a setup (provider and model read from its first request)"
     against = setup.get("recorded_against")
     if against == "scripted model":
-        source = "against the scripted model (its replies were written by a test, not by a model)"
-    elif against:
-        source = f"against a {against}"
+        against = "the scripted model (its replies were written by a test, not by a model)"
     else:
-        source = "by another tool (its setup is inferred from the requests)"
-    version = f"agent {setup['agent_version']}" if setup.get("agent_version") else "an unknown version"
-    return f"replaying {path}: {setup.get('provider')} {setup.get('model')}, recorded by {version} {source}"
+        against = f"a {against}"
+    return f"{head}, recorded by agent {setup.get('agent_version', '?')} against {against}"
 
 
 def _brief(value: Any) -> str:

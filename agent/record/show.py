@@ -164,7 +164,8 @@ def _shortened(value: str, max_lines: int, max_width: int = 160) -> list[str]:
     lines = value.strip("\n").splitlines()
     shown = [line.rstrip() if len(line) <= max_width else line[:max_width] + " …" for line in lines[:max_lines]]
     if len(lines) > max_lines:
-        shown.append(f"… ({len(lines) - max_lines} more lines)")
+        more = len(lines) - max_lines
+        shown.append(f"… ({more} more line{'s' if more > 1 else ''})")
     return shown
 
 

@@ -13,12 +13,15 @@ tool_result block, or a command's output text).
 from __future__ import annotations
 
 import json
+import logging
 import threading
 from collections import defaultdict, deque
 from typing import Any, Callable
 
 from agent.conversation import tool_result
 from agent.errors import ReplayMismatch
+
+log = logging.getLogger("agent")
 
 
 def _key(agent: str | None, call_id: str | None, tool: str, arguments: Any) -> tuple:
@@ -69,6 +72,7 @@ class ToolRuns:
                 "it; re-record the cassette if the change is intended)"
             )
         output = entry.get("output", "")
+        log.info("tool %s %s -> %d chars, from the cassette (not run)", tool, json.dumps(arguments, ensure_ascii=False)[:200], len(output))
         if call_id is None:
             return output
         return tool_result(call_id, output, bool(entry.get("is_error")))
