@@ -82,6 +82,7 @@ def test_check_is_green_then_red_after_a_skill_edit_with_a_junit_report(agent, t
     suite = ET.parse(report).getroot().find("testsuite")
     assert (suite.get("tests"), suite.get("failures"), suite.get("errors")) == ("1", "0", "0")
     assert [case.get("name") for case in suite.iter("testcase")] == ["what-changed.yaml"]
+    assert suite.find("testcase").get("classname").endswith(".ci.cassettes")
 
     skill.write_text(skill.read_text().replace("write release notes", "write release notes for the team"))
     red = program("cassette", "check", str(ci), "--junit", str(report), cwd=agent.workspace, home=agent.home)

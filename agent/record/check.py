@@ -65,7 +65,7 @@ def junit_xml(results: list[Checked]) -> str:
     for result in results:
         path = Path(result.path)
         case = ET.SubElement(suite, "testcase", {
-            "classname": ".".join(path.parent.parts) or ".",
+            "classname": ".".join(part for part in path.parent.parts if part != path.anchor) or ".",
             "name": path.name,
             "file": result.path,
             "time": f"{result.seconds:.3f}",
