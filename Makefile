@@ -3,11 +3,11 @@ PYTHON ?= python3
 VENV := .venv
 STAMP := $(VENV)/.installed-path-test
 DEMO_PROMPT := Fix the failing test
-DEMO_CASSETTE := $(CURDIR)/cassettes/demo/test_fix_the_failing_test-openrouter.yaml
+DEMO_CASSETTE := cassettes/demo/test_fix_the_failing_test-openrouter.yaml
 DEMO_SKILL_PROMPT := Who is on the on-call rotation right now?
-DEMO_SKILL_CASSETTE := $(CURDIR)/cassettes/demo/test_on_call_skill_runs_in_a_subagent-openrouter.yaml
+DEMO_SKILL_CASSETTE := cassettes/demo/test_on_call_skill_runs_in_a_subagent-openrouter.yaml
 DEMO_AGENT_PROMPT := Use the reviewer agent to review stats.py
-DEMO_AGENT_CASSETTE := $(CURDIR)/cassettes/demo/test_reviewer_agent_reviews_in_its_own_context-openrouter.yaml
+DEMO_AGENT_CASSETTE := cassettes/demo/test_reviewer_agent_reviews_in_its_own_context-openrouter.yaml
 
 .PHONY: setup test record demo demo-run bench smoke
 
@@ -19,9 +19,10 @@ $(STAMP): pyproject.toml
 	  --config-settings editable_mode=compat -e '.[test]'
 	touch $(VENV)/.installed-path $@
 
-# Replays every cassette; the network is blocked (loopback test servers aside) and no key is needed.
+# Replays every cassette, on all cores (pytest-xdist); the network is blocked (loopback test servers
+# aside) and no key is needed.
 test: setup
-	$(VENV)/bin/pytest --block-network --allowed-hosts=127.0.0.1
+	$(VENV)/bin/pytest -n auto --block-network --allowed-hosts=127.0.0.1
 
 # Re-records every cassette: against the real provider when its key is set, else the scripted model.
 record: setup
@@ -39,15 +40,17 @@ bench: setup
 
 # Runs the agent on the bundled sample project, offline, by replaying the bundled cassettes:
 # it fixes a failing check, a forked skill answers who is on call, and a reviewer subagent reviews.
+# The replies come from the cassettes, which tests/test_demo.py recorded against the scripted model:
+# a test wrote them, not a model (the narration says so, from each cassette's setup).
 demo: setup
 	@$(MAKE) -s demo-run PROMPT="$(DEMO_PROMPT)" CASSETTE=$(DEMO_CASSETTE)
 	@$(MAKE) -s demo-run PROMPT="$(DEMO_SKILL_PROMPT)" CASSETTE=$(DEMO_SKILL_CASSETTE)
 	@$(MAKE) -s demo-run PROMPT="$(DEMO_AGENT_PROMPT)" CASSETTE=$(DEMO_AGENT_CASSETTE)
 
-# One demo prompt in a fresh copy of the sample workspace.
+# One demo prompt in a fresh copy of the sample workspace; provider and model come from the cassette.
 demo-run:
 	@work=$$(mktemp -d) && mkdir "$$work/home" "$$work/ws" && cp -R cassettes/demo/workspace/. "$$work/ws" && \
 	  cd "$$work/ws" && export HOME="$$work/home" && \
-	  printf '\n$$ ./your_program.sh -p "%s"    (in a copy of cassettes/demo/workspace)\n' "$(PROMPT)" >&2 && \
-	  $(CURDIR)/your_program.sh -p "$(PROMPT)" --verbose --provider openrouter --replay $(CASSETTE); \
+	  printf '\n$$ ./your_program.sh -p "%s" --replay %s    (in a copy of cassettes/demo/workspace)\n' "$(PROMPT)" "$(CASSETTE)" >&2 && \
+	  $(CURDIR)/your_program.sh -p "$(PROMPT)" --verbose --replay $(CURDIR)/$(CASSETTE); \
 	  status=$$?; rm -rf "$$work"; exit $$status

@@ -79,7 +79,7 @@ def run_loop(agent: AgentSpec, messages: list[dict[str, Any]], session: Any,
     messages = [*history, *messages]
     text, stop = "", Stop.END
     for turn in range(1, agent.max_turns + 1):
-        reply = session.client.complete(agent.system, messages, schemas, agent.model)
+        reply = session.client.complete(agent.system, messages, schemas, agent.model, agent.name)
         usage.add(reply.usage)
         _record(agent, _append(messages, reply.as_message()))
         text, stop = reply.text, reply.stop_reason

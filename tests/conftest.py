@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-import yaml
 
 from agent import cli
+from agent.record.cassette_file import read as read_cassette
 from scripted_model import ScriptedModel
 
 REPO = Path(__file__).resolve().parent.parent
@@ -45,8 +45,7 @@ class Run:
     @property
     def bodies(self) -> list[str]:
         """The raw JSON text of every request the run sent, in order (workspace as {{workspace}})."""
-        data = yaml.safe_load(self.cassette.read_text())
-        return [json.dumps(json.loads(i["request"]["body"]), ensure_ascii=False) for i in data["interactions"]]
+        return [json.dumps(i.request, ensure_ascii=False) for i in read_cassette(str(self.cassette)).interactions]
 
     @property
     def payloads(self) -> list[dict]:
@@ -173,6 +172,18 @@ class Harness:
         code = cli.main([*argv, mode_flag, str(cassette)], stdin=piped)
         out, err = self._capsys.readouterr()
         sys.stderr.write(err)  # captured again, so pytest shows it when the test fails
+        return Run(code, out, err, cassette)
+
+    def replay(self, *flags: str, cwd: Path | None = None, number: int = 1) -> Run:
+        """Replay this test's cassette `number` as a user would (`--replay CASSETTE *flags`, no
+        prompt), in `cwd` (the workspace by default); never records."""
+        cassette = self.cassette_path(number)
+        self._capsys.readouterr()
+        with pytest.MonkeyPatch.context() as patch:
+            patch.chdir(cwd or self.workspace)
+            code = cli.main(["--replay", str(cassette), *flags])
+        out, err = self._capsys.readouterr()
+        sys.stderr.write(err)
         return Run(code, out, err, cassette)
 
     def close(self) -> None:

@@ -179,6 +179,10 @@ class ScriptedModel:
         model = self
 
         class Handler(BaseHTTPRequestHandler):
+            # how a cassette knows its replies were scripted here, not written by a model
+            server_version = "scripted-model"
+            sys_version = ""
+
             def log_message(self, *args):  # keep test output quiet
                 pass
 

@@ -29,12 +29,11 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import yaml
-
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 from agent.errors import ProviderError  # noqa: E402
 from agent.model.wire import chat, messages  # noqa: E402
+from agent.record.cassette_file import read as read_cassette  # noqa: E402
 
 WIRES = {"openrouter": ("OPENROUTER_API_KEY", "OPENROUTER_BASE_URL", chat), "anthropic": ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", messages)}
 
@@ -89,11 +88,9 @@ def check_cassette(cassette: Path, wire) -> list[tuple[int, str]]:
     if not cassette.exists():
         return []
     rows = []
-    for interaction in yaml.safe_load(cassette.read_text())["interactions"]:
-        status = interaction["response"]["status"]["code"]
-        try:
-            body = json.loads(interaction["response"]["body"]["string"])
-        except ValueError:
+    for interaction in read_cassette(str(cassette)).interactions:
+        status, body = interaction.status, interaction.response
+        if not isinstance(body, (dict, list)):
             rows.append((status, "not JSON"))
             continue
         if status >= 400:

@@ -1,8 +1,10 @@
 """The demo `make demo` replays: the agent's main job, fixing a failing test in a small project."""
 
 import json
+import os
 import re
 import shutil
+import subprocess
 
 from conftest import REPO
 from scripted_model import call, text
@@ -79,3 +81,20 @@ def test_reviewer_agent_reviews_in_its_own_context(agent):
     assert run.exit_code == 0 and "stats.py:11" in run.stdout
     reviewer = [p for p in run.payloads if "careful code reviewer" in json.dumps(p)]
     assert reviewer and all(REVIEW_PROMPT not in json.dumps(p) for p in reviewer)
+
+
+def test_make_demo_replays_offline_whatever_the_environment_and_says_the_replies_are_scripted():
+    """The demo under an environment set up for other work: another model and subagent model, only
+    an Anthropic key, a base URL nowhere. The cassettes carry their setup, so none of it matters."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENROUTER_", "ANTHROPIC_", "AGENT_", "CLAUDE_"))}
+    env.update(AGENT_MODEL="openai/gpt-5.2-pro", CLAUDE_CODE_SUBAGENT_MODEL="opus", ANTHROPIC_API_KEY="not-a-key",
+               OPENROUTER_BASE_URL="http://127.0.0.1:9/nowhere", MAKEFLAGS="")
+    done = subprocess.run(["make", "-s", "demo"], cwd=REPO, env=env, stdin=subprocess.DEVNULL,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "3 passed, 0 failed" in done.stdout and "blueberry" in done.stdout and "stats.py:11" in done.stdout
+    narrated = [line for line in done.stderr.splitlines() if "replaying" in line]
+    assert len(narrated) == 3
+    assert all("cassettes/demo/test_" in line and "recorded by agent" in line
+               and "against the scripted model (its replies were written by a test, not by a model)" in line
+               for line in narrated)

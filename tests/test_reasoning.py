@@ -4,8 +4,8 @@ reasoning_details), --verbose shows it, and its tokens are counted."""
 
 import json
 
-import yaml
 
+from agent.record.cassette_file import read as read_cassette
 from scripted_model import call, text, thinking
 
 THOUGHT = "The user wants the note. I should read note.txt first."
@@ -13,8 +13,7 @@ THOUGHT = "The user wants the note. I should read note.txt first."
 
 def responses(run) -> list[dict]:
     """The reply bodies the run received, from its cassette."""
-    data = yaml.safe_load(run.cassette.read_text())
-    return [json.loads(i["response"]["body"]["string"]) for i in data["interactions"]]
+    return [interaction.response for interaction in read_cassette(str(run.cassette)).interactions]
 
 
 def assistant_turns(payload: dict) -> list[dict]:

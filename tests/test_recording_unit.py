@@ -16,7 +16,7 @@ from agent.model.client import ModelClient
 from agent.conversation import ToolCall
 from agent.errors import ProviderError, ReplayMismatch, UsageError
 from agent.model.providers import select_provider
-from agent.record.cassette import cassette
+from agent.record.cassette import Recording, cassette
 from agent.record.drift import first_difference
 from agent.tools.execute import argument_problem, execute
 from agent.tools.base import Tool, ToolError, object_schema
@@ -187,7 +187,8 @@ def test_execute_unexpected_exception_becomes_error_result():
 class Server:
     """A loopback HTTP server answering every POST with a fixed status and body."""
 
-    def __init__(self, status: int = 200, body: bytes | None = None, content_type: str = "application/json"):
+    def __init__(self, status: int = 200, body: bytes | None = None, content_type: str = "application/json",
+                 server: str | None = None):
         self.status = status
         self.body = json.dumps(COMPLETION).encode() if body is None else body
         self.content_type = content_type
@@ -195,6 +196,9 @@ class Server:
         outer = self
 
         class Handler(BaseHTTPRequestHandler):
+            if server:
+                server_version, sys_version = server, ""
+
             def do_POST(self):
                 length = int(self.headers.get("content-length") or 0)
                 outer.requests.append({"path": self.path, "headers": dict(self.headers), "body": self.rfile.read(length)})
@@ -277,14 +281,34 @@ def test_record_writes_a_reviewable_cassette_without_secrets(recorded):
     assert str(place["workspace"].resolve()) not in text
     assert SECRET not in text
     assert "authorization" not in text.lower()
-    assert "127.0.0.1" not in text
     data = yaml.safe_load(text)
     (interaction,) = data["interactions"]
-    assert interaction["request"]["uri"] == "http://scripted-model/api/v1/chat/completions"
+    # a server that is not the scripted model keeps its address: only the scripted one is renamed
+    assert interaction["request"]["uri"] == base + "/api/v1/chat/completions"
     assert [k.lower() for k in interaction["response"]["headers"]] == ["content-type"]
-    body = json.loads(interaction["request"]["body"])
+    # JSON bodies are YAML structures, so a reader sees the values, not escaped JSON text
+    body = interaction["request"]["body"]
     assert body["messages"][0]["content"][0]["text"] == "cwd is {{workspace}}"
-    assert json.loads(interaction["response"]["body"]["string"])["choices"][0]["message"]["content"] == "Hello from the server"
+    assert interaction["response"]["body"]["string"]["choices"][0]["message"]["content"] == "Hello from the server"
+
+
+def test_a_scripted_reply_is_labelled_and_its_loopback_address_renamed(tmp_path):
+    path = tmp_path / "run.yaml"
+    place = folders(tmp_path)
+    running = Server(server="scripted-model")
+    try:
+        client = client_for(running.base)
+        recording = Recording({"prompts": ["multi-line\nprompt in " + str(place["workspace"])]}, client.current_agent)
+        with cassette(str(path), "record", client.http, place, recording):
+            complete(client, place["workspace"], "a\nlong\nmessage")
+    finally:
+        running.stop()
+    text = path.read_text()
+    data = yaml.safe_load(text)
+    assert data["setup"] == {"recorded_against": "scripted model", "prompts": ["multi-line\nprompt in {{workspace}}"]}
+    assert data["interactions"][0]["agent"] == "main"
+    assert data["interactions"][0]["request"]["uri"] == "http://scripted-model/api/v1/chat/completions"
+    assert "content: |-\n" in text and "\n          a\n          long\n          message\n" in text  # a block scalar
 
 
 def test_replay_from_another_workspace_without_the_server(recorded, tmp_path):

@@ -20,6 +20,7 @@ from email.utils import format_datetime
 import pytest
 
 from agent import cli
+from agent.cli.environment import Environment
 from agent.model import retry
 from agent.model.client import ModelClient
 from agent.errors import ProviderError, UsageError
@@ -264,12 +265,12 @@ def test_status_of_an_error_inside_a_200_reply():
 
 
 def test_max_retries_comes_from_the_environment():
-    assert retry.max_retries_from({}) == 6
-    assert retry.max_retries_from({"AGENT_MAX_RETRIES": "2"}) == 2
-    assert retry.max_retries_from({"AGENT_MAX_RETRIES": "0"}) == 0
+    assert Environment({})["AGENT_MAX_RETRIES"] == 6
+    assert Environment({"AGENT_MAX_RETRIES": "2"})["AGENT_MAX_RETRIES"] == 2
+    assert Environment({"AGENT_MAX_RETRIES": "0"})["AGENT_MAX_RETRIES"] == 0
     for bad in ("-1", "two", "1.5", "²"):
         with pytest.raises(UsageError, match="AGENT_MAX_RETRIES"):
-            retry.max_retries_from({"AGENT_MAX_RETRIES": bad})
+            Environment({"AGENT_MAX_RETRIES": bad})
 
 
 # --- the client against loopback servers, no cassette ------------------------------------------------
@@ -373,10 +374,8 @@ def test_api_timeout_ms_sets_the_read_timeout(silent_port, tmp_path, monkeypatch
     assert waits == []
 
 
-def test_max_retries_is_read_when_the_client_is_built(monkeypatch):
-    monkeypatch.setenv("AGENT_MAX_RETRIES", "3")
-    assert client_for("http://127.0.0.1:9").max_retries == 3
-    monkeypatch.delenv("AGENT_MAX_RETRIES")
+def test_the_client_takes_its_retry_limit_from_its_caller_not_the_environment(monkeypatch):
+    monkeypatch.setenv("AGENT_MAX_RETRIES", "3")  # read once, by the command line's environment table
     assert client_for("http://127.0.0.1:9").max_retries == 6
     assert client_for("http://127.0.0.1:9", max_retries=0).max_retries == 0
 

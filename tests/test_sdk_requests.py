@@ -11,10 +11,10 @@ import json
 from pathlib import Path
 
 import pytest
-import yaml
 
 from agent.conversation import tool_result, user_message
 from agent.model.wire import chat, messages
+from agent.record.cassette_file import read as read_cassette
 from sdk_types import adapter, problems
 
 CASSETTES = Path(__file__).resolve().parent.parent / "cassettes"
@@ -24,13 +24,8 @@ FILES = sorted(path for path in CASSETTES.rglob("*.yaml") if "workspace" not in 
 @functools.lru_cache(maxsize=None)
 def requests_in(path: Path) -> list[tuple[str, dict]]:
     """(wire, body) of each model request recorded in the cassette at `path`."""
-    found = []
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when there: 200 files
-    for interaction in yaml.load(path.read_text(), Loader=loader)["interactions"]:
-        request = interaction["request"]
-        wire = "messages" if request["uri"].endswith("/v1/messages") else "chat"
-        found.append((wire, json.loads(request["body"])))
-    return found
+    return [("messages" if interaction.uri.endswith("/v1/messages") else "chat", interaction.request)
+            for interaction in read_cassette(str(path)).interactions]
 
 
 @pytest.mark.parametrize("path", FILES, ids=lambda path: str(path.relative_to(CASSETTES)))

@@ -1,7 +1,8 @@
 """Command line: parse flags, build the session, run, print the answer (or JSON), map to an exit code.
 
-`options` holds the flags, `build` turns them into a session and runs it, `output` shapes the
-JSON result. This package is the only code that writes to stdout.
+`options` holds the flags, `build` turns them into a session and runs it, `replay` says what a
+cassette's setup holds and how a replay follows it, `output` shapes the JSON result, and `cassette`
+is the `cassette show|check` subcommand. This package is the only code that writes to stdout.
 
 May import: everything below it (it is the top layer).
 """
@@ -35,6 +36,11 @@ def _configure_logging(verbose: bool) -> None:
 def main(argv: Sequence[str] | None = None, stdin: IO | None = None) -> int:
     """Run the agent with command-line arguments `argv` (and what is piped into `stdin`, by
     default the process's); returns the exit code."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["cassette"]:  # a reserved first word, like Claude Code's own subcommands
+        from agent.cli.cassette import main as cassette_main
+
+        return cassette_main(argv[1:])
     started = time.monotonic()
     output_format = "text"
     try:

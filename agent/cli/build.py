@@ -1,16 +1,20 @@
 """From parsed flags and the environment to a session, and a run of it (inside a cassette when
-recording or replaying)."""
+recording or replaying; a replay takes its setup from the cassette, not the environment)."""
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import logging
+import os
 from pathlib import Path
-from typing import IO, Mapping
+from typing import IO, Any, Mapping
 
 from agent.cli.environment import Environment
 from agent.cli.stdin import combine, read_piped
 from agent.errors import UsageError
+
+log = logging.getLogger("agent")
 
 
 def run(args: argparse.Namespace, env: Mapping[str, str], stdin: IO | None = None, stream=None):
@@ -18,22 +22,45 @@ def run(args: argparse.Namespace, env: Mapping[str, str], stdin: IO | None = Non
     through `stream` when given; returns (result, session)."""
     from agent.run import run_prompt
 
-    environment = Environment(env)  # every variable checked before anything else happens
-    prompt = combine(args.prompt, read_piped(stdin))
-    if prompt is None:
+    Environment(env)  # every variable the user set is checked before anything else happens
+    args.prompt = combine(args.prompt, read_piped(stdin))
+    recorded, env = replay_setup(args, env)
+    if args.prompt is None:
         raise UsageError('no prompt: give one as an argument (-p "<prompt>") or pipe it in')
-    if not prompt.strip():
+    if not args.prompt.strip():
         raise UsageError("the prompt is empty")
-    session, history = build_session(args, environment, stream.observe if stream else None)
+    environment = Environment(env)  # a replay's: the recorded variables instead of the user's
+    session, history = build_session(args, environment, stream.observe if stream else None, recorded)
     if stream is not None:
         stream.session = session
     session.client.limits.thinking(session.model)  # a thinking budget that leaves no room fails before any request
-    with _recording(args, session.client, session.workspace.cwd):
-        return run_prompt(prompt, session, history), session
+    with recording(args, session, environment):
+        return run_prompt(args.prompt, session, history), session
 
 
-def build_session(args: argparse.Namespace, environment: Environment, observer=None):
+def replay_setup(args: argparse.Namespace, env: Mapping[str, str]):
+    """For --replay: the cassette read (a bad one is bad input, before anything else) and `args`
+    filled from its setup; returns it and the environment the run then uses."""
+    if args.replay_tools and not args.replay:
+        raise UsageError("--replay-tools needs --replay CASSETTE")
+    if not args.replay:
+        return None, env
+    from agent.cli.options import build_parser
+    from agent.cli.replay import follow_setup, narration
+    from agent.record.cassette_file import Placeholders, read
+
+    recorded = read(args.replay, Placeholders(cassette_folders(Path.cwd())))
+    env = follow_setup(args, build_parser(), recorded.setup, args.replay, env, recorded.inferred)
+    log.info("%s", narration(recorded.setup, args.replay, recorded.inferred))
+    if args.replay_tools and recorded.tool_runs is None:
+        raise UsageError(f"--replay-tools: the cassette {args.replay} holds no tool results (it was not "
+                         "recorded by this agent); replay it without --replay-tools")
+    return recorded, env
+
+
+def build_session(args: argparse.Namespace, environment: Environment, observer=None, recorded=None):
     """The session `args` describe, and the earlier conversation it continues (empty for a new one)."""
+    from agent.cli.replay import check_model, replay_provider
     from agent.memory import load_memory, memory_block
     from agent.model.client import ModelClient
     from agent.model.limits import Limits
@@ -45,30 +72,38 @@ def build_session(args: argparse.Namespace, environment: Environment, observer=N
     from agent.subagents.discovery import discover_agents
     from agent.workspace import Workspace
 
-    if args.trace and not Path(args.trace).parent.is_dir():
-        raise UsageError(f"--trace: the folder of {args.trace} does not exist")
+    check_writable("--trace", args.trace, append=True)
+    check_writable("--record", args.record)
     max_turns = args.max_turns if args.max_turns is not None else 100
     if max_turns < 1:
         raise UsageError("--max-turns must be at least 1")
     cwd, home = Path.cwd(), Path.home()
     session_id, transcripts, history = _sessions(args, home, cwd)
-    provider = select_provider(environment.raw, args.provider, dummy_key="replay-key" if args.replay else None)
+    if recorded:
+        provider = replay_provider(recorded.setup, recorded.base_url, args.replay)
+    else:
+        provider = select_provider(environment.raw, args.provider)
     limits = Limits(environment["CLAUDE_CODE_MAX_OUTPUT_TOKENS"], environment["MAX_THINKING_TOKENS"])
     client = ModelClient(provider, environment["API_TIMEOUT_MS"] / 1000, args.trace,
-                         max_retries=environment["AGENT_MAX_RETRIES"], limits=limits)
+                         max_retries=environment["AGENT_MAX_RETRIES"], limits=limits,
+                         sleep=(lambda seconds: None) if args.replay_tools else None)  # a recorded retry need not wait
     cache = FrontmatterCache(cache_path(home, environment.raw))
     added = tuple(Path(cwd, folder).expanduser() for folder in args.add_dirs)
     skills = {skill.name: skill for skill in discover_skills(cwd, home, cache, added)}
     agents = discover_agents(cwd, home, args.agents, cache)
-    cache.save()
+    if not args.replay_tools:  # --replay-tools changes nothing on disk
+        cache.save()
     policy = load_policy(cwd, home, args.permission_mode, args.allowed_tools, args.disallowed_tools,
                          args.dangerously_skip_permissions, extra_settings=args.settings,
                          extra_directories=args.add_dirs)
     aliases = model_aliases(provider.name, provider.default_model, environment.values, policy.mode == "plan")
+    model = resolve_model([args.model, environment["AGENT_MODEL"]], aliases, provider.default_model)
+    if recorded:
+        model = check_model(args.model, model, recorded.setup.get("model"), args.replay)
     session = Session(
         workspace=Workspace(cwd),
         client=client,
-        model=resolve_model([args.model, environment["AGENT_MODEL"]], aliases, provider.default_model),
+        model=model,
         max_turns=max_turns,
         skills=skills,
         agents=agents,
@@ -78,15 +113,24 @@ def build_session(args: argparse.Namespace, environment: Environment, observer=N
         subagent_model=environment["CLAUDE_CODE_SUBAGENT_MODEL"],
         model_aliases=aliases,
         memory=memory_block(load_memory(cwd, home)),
-        system_prompt=_text_or_file(args.system_prompt, args.system_prompt_file, "--system-prompt-file"),
-        append_system_prompt=_text_or_file(args.append_system_prompt, args.append_system_prompt_file,
-                                           "--append-system-prompt-file"),
+        system_prompt=_text_or_file(args, "system_prompt"),
+        append_system_prompt=_text_or_file(args, "append_system_prompt"),
         session_id=session_id,
-        transcripts=transcripts,
+        transcripts=None if args.replay_tools else transcripts,  # --replay-tools writes nothing
         policy=policy,
         observer=observer,
+        tool_runs=_tool_runs(args, recorded),
     )
     return session, history
+
+
+def _tool_runs(args: argparse.Namespace, recorded):
+    """Where tool results go (--record) or come from (--replay-tools); None otherwise."""
+    if not (args.record or args.replay_tools):
+        return None
+    from agent.record.tool_runs import ToolRuns
+
+    return ToolRuns(recorded.tool_runs or [], args.replay) if args.replay_tools else ToolRuns()
 
 
 def _sessions(args: argparse.Namespace, home: Path, cwd: Path):
@@ -117,25 +161,65 @@ def _sessions(args: argparse.Namespace, home: Path, cwd: Path):
     return session_id, transcripts, history
 
 
-def _text_or_file(text: str | None, path: str | None, flag: str) -> str | None:
-    if path is None:
-        return text
+def _text_or_file(args: argparse.Namespace, dest: str) -> str | None:
+    """A --system-prompt style flag's text, read from its -file form when that was given; the text
+    replaces the file in `args`, so a cassette records what was sent, not a path."""
+    path = getattr(args, f"{dest}_file")
+    if path is not None:
+        try:
+            setattr(args, dest, Path(path).read_text(encoding="utf-8", errors="replace"))
+        except OSError as error:
+            raise UsageError(f"--{dest.replace('_', '-')}-file: cannot read {path} ({error.strerror or error})") from None
+        setattr(args, f"{dest}_file", None)
+    return getattr(args, dest)
+
+
+def check_writable(flag: str, path: str | None, append: bool = False) -> None:
+    """A file the run will write must be writable before any request is sent: one line naming it
+    otherwise. A trace is appended to; a cassette is replaced when the run ends."""
+    if not path:
+        return
+    target = Path(path)
+    if target.is_dir():
+        raise UsageError(f"{flag}: {path} is a folder; give a file")
+    if target.parent.exists() and not target.parent.is_dir():
+        raise UsageError(f"{flag}: cannot write {path}: {target.parent} is a file, not a folder")
+    if append and not target.parent.is_dir():
+        raise UsageError(f"{flag}: the folder of {path} does not exist")
+    existed = target.exists()
     try:
-        return Path(path).read_text(encoding="utf-8", errors="replace")
-    except OSError as error:
-        raise UsageError(f"{flag}: cannot read {path} ({error.strerror or error})") from None
+        if not append:
+            target.parent.mkdir(parents=True, exist_ok=True)
+        with open(target, "a", encoding="utf-8"):
+            pass
+    except OSError as exc:
+        raise UsageError(f"{flag}: cannot write {path}: {exc.strerror or exc}") from None
+    if not existed and not append:
+        os.unlink(target)  # the cassette is written when the run ends, not left empty if it fails
 
 
-def _recording(args: argparse.Namespace, client, cwd: Path):
-    if not (args.record or args.replay):
-        return contextlib.nullcontext()
-    from agent.record.cassette import cassette
-
+def cassette_folders(cwd: Path) -> dict[str, Path]:
+    """The folders a cassette writes as placeholders, so it replays anywhere: the workspace, home,
+    and the repository root when it is above the workspace (memory files there name it)."""
     from agent.workspace import project_folders
 
-    # the repository root (memory files above the workspace name it) is a placeholder too
     root = project_folders(cwd)[-1]
-    folders = {"workspace": cwd, "home": Path.home(), **({"project": root} if root != Path(cwd) else {})}
-    if args.record:
-        return cassette(args.record, "record", client.http, folders)
-    return cassette(args.replay, "replay", client.http, folders)
+    return {"workspace": cwd, "home": Path.home(), **({"project": root} if root != Path(cwd) else {})}
+
+
+def recording(args: argparse.Namespace, session, environment: Environment, turns: list[str] | None = None):
+    """The cassette context of a run: recording (with its setup: `turns` are the user's prompts,
+    by default the one of `args`) or replaying; nothing otherwise."""
+    if not (args.record or args.replay):
+        return contextlib.nullcontext()
+    from agent.cli.options import build_parser
+    from agent.cli.replay import recorded_setup
+    from agent.record.cassette import Recording, cassette
+
+    folders = cassette_folders(session.workspace.cwd)
+    client = session.client
+    if args.replay:
+        return cassette(args.replay, "replay", client.http, folders)
+    setup: dict[str, Any] = recorded_setup(args, build_parser(), client.provider, session.model, environment.raw,
+                                           turns)
+    return cassette(args.record, "record", client.http, folders, Recording(setup, client.current_agent, session.tool_runs))

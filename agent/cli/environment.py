@@ -9,7 +9,7 @@ from typing import Any, Callable, Mapping
 from urllib.parse import urlparse
 
 from agent.errors import UsageError
-from agent.model.limits import MIN_THINKING_BUDGET
+from agent.model.limits import DEFAULT_CAP, MIN_THINKING_BUDGET
 
 
 def _text(value: str) -> str:
@@ -110,6 +110,10 @@ class Environment:
                 self.values[variable.name] = variable.parse(text)
             except (ValueError, OverflowError):
                 raise UsageError(f"{variable.name} must be {variable.accepts}, not {_shown(text)}") from None
+        budget, cap = self["MAX_THINKING_TOKENS"], self["CLAUDE_CODE_MAX_OUTPUT_TOKENS"] or DEFAULT_CAP
+        if budget >= cap:  # true for every model, so it is said before a cassette or a key is read
+            raise UsageError(f"MAX_THINKING_TOKENS ({budget}) must be below the output limit ({cap} tokens); "
+                             "lower it or raise CLAUDE_CODE_MAX_OUTPUT_TOKENS")
 
     def __getitem__(self, name: str) -> Any:
         return self.values.get(name, BY_NAME[name].default)

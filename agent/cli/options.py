@@ -63,6 +63,7 @@ def build_parser() -> argparse.ArgumentParser:
     recording = parser.add_mutually_exclusive_group()
     recording.add_argument("--record", metavar="CASSETTE", help="run live and record every model exchange to CASSETTE")
     recording.add_argument("--replay", metavar="CASSETTE", help="run offline, answering from CASSETTE")
+    add("--replay-tools", action="store_true", help="with --replay: take tool results from the cassette too; nothing runs")
     add("--version", action="version", version=f"agent {__version__}")
     return parser
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import random
 import re
 import threading
@@ -15,7 +14,7 @@ import requests
 
 from agent.model import retry
 from agent.conversation import Reply, Usage
-from agent.errors import ProviderError
+from agent.errors import AgentError, ProviderError
 from agent.model.limits import Limits
 from agent.model.providers import Provider
 
@@ -23,6 +22,7 @@ log = logging.getLogger("agent")
 
 CONNECT_TIMEOUT_S = 10.0
 DEFAULT_READ_TIMEOUT_S = 600.0
+_TRACED_TEXT = 10_000  # characters of a response body that is not JSON kept in a trace
 
 
 @dataclass
@@ -69,25 +69,27 @@ class ModelClient:
         self.http = requests.Session()
         self.timeout = (CONNECT_TIMEOUT_S, read_timeout_s)
         self.trace_path = trace_path
-        self.max_retries = retry.max_retries_from(os.environ) if max_retries is None else max_retries
+        self.max_retries = retry.DEFAULT_MAX_RETRIES if max_retries is None else max_retries
         self.backoff = backoff
         self._sleep = sleep
         self._jitter = jitter
         self._lock = threading.Lock()
         self._count = 0
+        self.exchange = threading.local()
         self.usage = Usage()  # every request of the run: main conversation and subagents
         self.usage_by_model: dict[str, Usage] = {}  # the same, per model, for the cost
 
-    def complete(self, system: str, messages: list[dict], tools: list[dict], model: str) -> Reply:
-        """One request: the reply to `messages` under `system`, offering `tools`."""
+    def complete(self, system: str, messages: list[dict], tools: list[dict], model: str, agent: str = "main") -> Reply:
+        """One request of the conversation of `agent` (`main`, or a subagent's name): the reply to
+        `messages` under `system`, offering `tools`."""
         thinking = self.limits.thinking(model)
         payload = self.provider.wire.encode(system, messages, tools, model, self.limits.max_tokens(model), thinking)
         with self._lock:
             self._count += 1
             number = self._count
-        log.info("request %d: %s %s, %d messages, %d tools", number, self.provider.name, model, len(messages), len(tools))
-        body = self._post(payload)
-        self._trace(payload, body)
+        self.exchange.agent = agent  # read by a cassette as the request goes out (same thread)
+        log.info("request %d (%s): %s %s, %d messages, %d tools", number, agent, self.provider.name, model, len(messages), len(tools))
+        body = self._post(payload, number, agent)
         reply = self.provider.wire.decode(body)
         with self._lock:
             self.usage.add(reply.usage)
@@ -102,11 +104,21 @@ class ModelClient:
             log.info("thinking %d%s:\n%s", number, spent, reply.thinking)
         return reply
 
-    def _post(self, payload: dict[str, Any]) -> Any:
-        """The reply body, after as many retries as the policy allows."""
+    def current_agent(self) -> str:
+        """The agent whose request this thread is sending."""
+        return getattr(self.exchange, "agent", "main")
+
+    def _post(self, payload: dict[str, Any], number: int, agent: str) -> Any:
+        """The reply body, after as many retries as the policy allows; every attempt is traced."""
         retries, waited = 0, 0.0
         while True:
-            body, failure = self._attempt(payload)
+            seen: dict[str, Any] = {}
+            try:
+                body, failure = self._attempt(payload, seen)
+            except AgentError as exc:  # a provider's failure, or a replay's drift: what was sent is traced
+                self._trace(number, agent, retries + 1, payload, seen, str(exc))
+                raise
+            self._trace(number, agent, retries + 1, payload, seen, str(failure.error(0)) if failure else None)
             if failure is None:
                 return body
             wait = None
@@ -119,8 +131,9 @@ class ModelClient:
             log.warning("retrying in %.1fs after %s (attempt %d/%d)", wait, failure.reason, retries, self.max_retries)
             (self._sleep or retry.sleep)(wait)
 
-    def _attempt(self, payload: dict[str, Any]) -> tuple[Any, _Failure | None]:
-        """One exchange: the JSON body, or what went wrong. Failures no retry can fix raise at once."""
+    def _attempt(self, payload: dict[str, Any], seen: dict[str, Any]) -> tuple[Any, _Failure | None]:
+        """One exchange: the JSON body, or what went wrong. Failures no retry can fix raise at once.
+        `seen` gets the status and body of the response, for the trace."""
         name, wire = self.provider.name, self.provider.wire
         try:
             response = self.http.post(self.provider.url, json=payload, headers=self.provider.headers, timeout=self.timeout)
@@ -137,6 +150,7 @@ class ModelClient:
         except ValueError:
             body, is_json = None, False
         status = response.status_code
+        seen.update(status=status, response=body if is_json else response.text[:_TRACED_TEXT])
         if status >= 400:
             detail = _one_line(wire.error_text(body) if is_json else response.text[:300]) or response.reason or ""
             if status == 401:
@@ -159,10 +173,16 @@ class ModelClient:
             return None, _Failure(retry.reason(embedded), f"{name} reported error {embedded}", _one_line(wire.error_text(body)))
         return body, None
 
-    def _trace(self, payload: dict, body: Any) -> None:
+    def _trace(self, number: int, agent: str, attempt: int, payload: dict, seen: dict[str, Any], error: str | None) -> None:
+        """One line for one attempt: which request of which agent, the exact payload, and the
+        response (with the error, when it failed)."""
         if not self.trace_path:
             return
-        line = json.dumps({"url": self.provider.url, "request": payload, "response": body}, ensure_ascii=False)
+        entry: dict[str, Any] = {"request_number": number, "agent": agent, "attempt": attempt, "url": self.provider.url,
+                                 "status": seen.get("status"), "request": payload, "response": seen.get("response")}
+        if error is not None:
+            entry["error"] = error
+        line = json.dumps(entry, ensure_ascii=False)
         with self._lock, open(self.trace_path, "a", encoding="utf-8") as trace:
             trace.write(line + "\n")
 

@@ -16,7 +16,6 @@ from datetime import datetime, timezone
 from email.utils import parsedate_to_datetime
 from typing import Any, Mapping
 
-from agent.errors import UsageError
 
 # The statuses worth retrying, each with the words a retry line uses for it.
 RETRYABLE = {
@@ -34,7 +33,6 @@ READ_TIMEOUT = "read timeout"
 # The Messages API names an error by type; these are the retryable ones, as their HTTP statuses.
 ERROR_TYPES = {"rate_limit_error": 429, "api_error": 500, "timeout_error": 504, "overloaded_error": 529}
 
-MAX_RETRIES_VARIABLE = "AGENT_MAX_RETRIES"
 DEFAULT_MAX_RETRIES = 6
 
 # The jitter's source when a client is given none; tests seed or replace it. Parallel subagents
@@ -51,17 +49,6 @@ def sleep(seconds: float) -> None:
 def reason(status: int) -> str:
     """How a retry line names a failed status, e.g. `529 overloaded`."""
     return f"{status} {RETRYABLE.get(status, 'error')}"
-
-
-def max_retries_from(env: Mapping[str, str]) -> int:
-    """The retry limit from AGENT_MAX_RETRIES (default 6); a value that is not a whole number ≥ 0
-    is a usage error."""
-    value = (env.get(MAX_RETRIES_VARIABLE) or "").strip()
-    if not value:
-        return DEFAULT_MAX_RETRIES
-    if not (value.isascii() and value.isdigit()):
-        raise UsageError(f"{MAX_RETRIES_VARIABLE} must be a whole number (0 or more), not {value!r}")
-    return int(value)
 
 
 def retry_after(headers: Mapping[str, str], now: datetime | None = None) -> float | None:

@@ -1,7 +1,10 @@
-"""Record and replay: cassettes (vcrpy set up with a reviewable serializer, workspace and home
-written as placeholders, secrets filtered) in `cassette`, and drift reports in `drift`.
+"""Record and replay: the cassette file and its reviewable YAML form (`cassette_file`), recording
+and replaying through vcrpy (`cassette`), the tool calls that really ran (`tool_runs`, which
+--replay-tools answers from), drift reports (`drift`), and reading and checking cassettes
+(`show`, `check`).
 
-May import: `errors`, and vcrpy/yaml/requests. Imported only when a run records or replays, so a
-plain run never loads vcrpy. The model client does not know about it: the CLI mounts a cassette
-on the client's `requests.Session`.
+May import: `errors`, `conversation`, and vcrpy/yaml/requests. Only `cassette` imports vcrpy, and
+only a run that records or replays imports it, so a plain run never loads vcrpy. The model client
+does not know about any of it: the CLI mounts a cassette on the client's `requests.Session`, and
+hands the session a ToolRuns as its `tool_runs` hook.
 """

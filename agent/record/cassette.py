@@ -1,34 +1,54 @@
 """Record a run's model exchanges to a vcrpy cassette, or replay a run offline from one.
 
-The cassette format is vcrpy's YAML, made reviewable: JSON bodies are pretty-printed, the
-workspace and home folders are written as `{{workspace}}` and `{{home}}` (and put back on load, so
-a cassette replays from any folder), secrets and response headers other than content-type are
-never written, and a loopback host (the scripted model) is written as `scripted-model`.
-vcrpy is imported only here, and this module only when --record or --replay is used.
+The file is vcrpy's YAML in the reviewable form of `cassette_file` (bodies as YAML structures, long
+strings as blocks, folders as placeholders, the run's setup, each request's agent and the tool
+runs beside the interactions). Secrets and response headers other than content-type and the
+retry waits are never written, and the scripted model's loopback address is written as
+`scripted-model`. vcrpy is imported only here, and this module only when a run records or replays.
 """
 
 from __future__ import annotations
 
 import contextlib
-import json
 import re
 import threading
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 import requests
 import vcr
-import yaml
 from requests.adapters import HTTPAdapter
 from vcr.errors import CannotOverwriteExistingCassetteException
 
-from agent.errors import ReplayMismatch, UsageError
+from agent.errors import AgentError, ReplayMismatch, UsageError
+from agent.record.cassette_file import Placeholders, body_to_file, interactions_for_vcr, parse, to_yaml
 from agent.record.drift import explain_mismatch, first_difference, json_body
 
 SERIALIZER = "agent-yaml"
 # what a replayed response needs: its type, and the provider's wait before a retry
 _KEPT_RESPONSE_HEADERS = {"content-type", "retry-after", "retry-after-ms"}
 _LOOPBACK = re.compile(r"^(https?)://(127\.0\.0\.1|localhost|\[::1\])(:\d+)?")
+# the scripted model (tests/scripted_model.py) names itself in the Server header of its replies
+SCRIPTED_SERVER = "scripted-model"
+SCRIPTED, LIVE = "scripted model", "live provider"
+
+
+@dataclass
+class Recording:
+    """What a recorded cassette holds besides vcrpy's interactions: the run's `setup`, the agent of
+    each exchange (from `label`, asked as each request is sent), and the `tool_runs`
+    (an agent.record.tool_runs.ToolRuns, or None)."""
+
+    setup: dict[str, Any] | None = None
+    label: Callable[[], str] | None = None
+    tool_runs: Any = None
+    labels: list[str] = field(default_factory=list)
+    servers: list[bool] = field(default_factory=list)  # whether each reply came from the scripted model
+
+    @property
+    def recorded_against(self) -> str:
+        return SCRIPTED if self.servers and all(self.servers) else LIVE
 
 
 # vcrpy briefly un-patches http.client globally while it builds a connection, so a connection
@@ -38,17 +58,21 @@ _EXCHANGE_LOCK = threading.Lock()
 
 
 class _CassetteAdapter(HTTPAdapter):
-    """Sends one exchange at a time, and turns vcrpy's "no recorded response" into our
-    ReplayMismatch with a payload diff."""
+    """Sends one exchange at a time, notes which agent sent it, and turns vcrpy's "no recorded
+    response" into our ReplayMismatch with a payload diff."""
 
-    def __init__(self, cassette_path: str):
+    def __init__(self, cassette_path: str, recording: Recording | None):
         super().__init__()
         self.cassette_path = cassette_path
+        self.recording = recording
 
     def send(self, request, **kwargs):
         try:
             with _EXCHANGE_LOCK:
-                return super().send(request, **kwargs)
+                response = super().send(request, **kwargs)
+                if self.recording is not None and self.recording.label is not None:
+                    self.recording.labels.append(self.recording.label())
+                return response
         except CannotOverwriteExistingCassetteException as exc:
             cassette = exc.cassette
             recorded = [json_body(recorded.body) for recorded, _ in cassette.data]
@@ -56,60 +80,49 @@ class _CassetteAdapter(HTTPAdapter):
             raise ReplayMismatch(explain_mismatch(recorded, played, request.body, self.cassette_path)) from None
 
 
-def _placeholders(folders: dict[str, Path]) -> list[tuple[str, str]]:
-    pairs = []
-    for name, folder in folders.items():
-        for form in {str(folder), str(folder.resolve())}:
-            pairs.append((f"{{{{{name}}}}}", form))
-    # the longest path first, so a workspace inside home becomes {{workspace}}, not {{home}}/...
-    return sorted(pairs, key=lambda pair: -len(pair[1]))
-
-
-def _replace(text: str, pairs: list[tuple[str, str]], restore: bool) -> str:
-    for placeholder, value in pairs:
-        escaped = json.dumps(value)[1:-1]
-        if restore:
-            text = text.replace(placeholder, escaped)
-        else:
-            text = text.replace(escaped, placeholder).replace(value, placeholder)
-    return text
-
-
-def _pretty(body: Any) -> Any:
-    if isinstance(body, bytes):
-        try:
-            body = body.decode("utf-8")
-        except UnicodeDecodeError:
-            return body
-    if not isinstance(body, str):
-        return body
-    try:
-        return json.dumps(json.loads(body), indent=2, ensure_ascii=False)
-    except ValueError:
-        return body
-
-
-class _LiteralDumper(yaml.SafeDumper):
-    """Writes multi-line strings as YAML literal blocks, so a cassette diff reads like a JSON diff."""
-
-
-def _represent_str(dumper: yaml.SafeDumper, value: str) -> yaml.Node:
-    if "\n" in value:
-        return dumper.represent_scalar("tag:yaml.org,2002:str", value, style="|")
-    return dumper.represent_scalar("tag:yaml.org,2002:str", value)
-
-
-_LiteralDumper.add_representer(str, _represent_str)
-
-
 class _Serializer:
-    @staticmethod
-    def serialize(data: dict) -> str:
-        return yaml.dump(data, Dumper=_LiteralDumper, sort_keys=False, allow_unicode=True, width=100)
+    """Our YAML form for vcrpy, bound to one run's recording and folders."""
 
-    @staticmethod
-    def deserialize(text: str) -> dict:
-        return yaml.safe_load(text)
+    def __init__(self, path: str, recording: Recording | None, placeholders: Placeholders):
+        self.path = path
+        self.recording = recording or Recording()
+        self.placeholders = placeholders
+
+    def serialize(self, data: dict) -> str:
+        recording, hide = self.recording, self.placeholders.hide
+        scripted = recording.recorded_against == SCRIPTED
+        out: dict[str, Any] = {"version": data.get("version", 1)}
+        if recording.setup is not None:
+            setup = dict(recording.setup)
+            setup["recorded_against"] = recording.recorded_against
+            out["setup"] = hide({key: setup.pop(key) for key in _SETUP_ORDER if key in setup} | setup)
+        interactions = []
+        for index, item in enumerate(data["interactions"]):
+            request, response = item["request"], dict(item["response"])
+            uri = request["uri"]
+            if scripted:
+                uri = _LOOPBACK.sub(lambda m: f"{m.group(1)}://{SCRIPTED_SERVER}", uri, count=1)
+            body = dict(response.get("body") or {})
+            body["string"] = hide(body_to_file(body.get("string")))
+            response["body"] = body
+            entry: dict[str, Any] = {}
+            if index < len(recording.labels):
+                entry["agent"] = recording.labels[index]
+            entry["request"] = {"method": request["method"], "uri": uri, "headers": request.get("headers") or {},
+                                "body": hide(body_to_file(request.get("body")))}
+            entry["response"] = response
+            interactions.append(entry)
+        out["interactions"] = interactions
+        if recording.tool_runs is not None:
+            out["tool_runs"] = hide(recording.tool_runs.entries)
+        out.update({key: value for key, value in data.items() if key not in out})
+        return to_yaml(out)
+
+    def deserialize(self, text: str) -> dict:
+        return interactions_for_vcr(parse(text, self.path), self.placeholders)
+
+
+_SETUP_ORDER = ("agent_version", "recorded_against", "provider", "wire", "model", "prompts", "options", "environment")
 
 
 def _match_json_body(live: Any, recorded: Any) -> None:
@@ -118,35 +131,14 @@ def _match_json_body(live: Any, recorded: Any) -> None:
         raise AssertionError(f"body differs at {found[0]}")
 
 
-def _vcr(folders: dict[str, Path]) -> vcr.VCR:
-    pairs = _placeholders(folders)
-
-    def before_request(request):
-        match = _LOOPBACK.match(request.uri)
-        if match:
-            request.uri = f"{match.group(1)}://scripted-model" + request.uri[match.end():]
-        return request
-
+def _vcr(path: str, placeholders: Placeholders, recording: Recording | None) -> vcr.VCR:
     def before_response(response):
         headers = response.get("headers") or {}
+        if recording is not None:
+            server = " ".join(value for key, values in headers.items() if key.lower() == "server" for value in values)
+            recording.servers.append(server.startswith(SCRIPTED_SERVER))
         response["headers"] = {k: v for k, v in headers.items() if k.lower() in _KEPT_RESPONSE_HEADERS}
         return response
-
-    def before_save(request, response):
-        request.body = _replace(_pretty(request.body), pairs, restore=False)
-        body = response.get("body") or {}
-        body["string"] = _replace(_pretty(body.get("string")), pairs, restore=False)
-        return request, response
-
-    def after_load(request, response):
-        if isinstance(request.body, (str, bytes)):
-            text = request.body.decode() if isinstance(request.body, bytes) else request.body
-            request.body = _replace(text, pairs, restore=True).encode()
-        body = response.get("body") or {}
-        if isinstance(body.get("string"), (str, bytes)):
-            text = body["string"].decode() if isinstance(body["string"], bytes) else body["string"]
-            body["string"] = _replace(text, pairs, restore=True).encode()
-        return request, response
 
     recorder = vcr.VCR(
         serializer=SERIALIZER,
@@ -154,29 +146,45 @@ def _vcr(folders: dict[str, Path]) -> vcr.VCR:
         # secrets, and headers that vary with the machine or the path length
         filter_headers=["authorization", "x-api-key", "content-length", "user-agent", "accept-encoding", "accept", "connection"],
         decode_compressed_response=True,
-        before_record_request=before_request,
         before_record_response=before_response,
-        before_save_interaction=before_save,
-        after_load_interaction=after_load,
     )
-    recorder.register_serializer(SERIALIZER, _Serializer)
+    recorder.register_serializer(SERIALIZER, _Serializer(path, recording, placeholders))
     recorder.register_matcher("json_body", _match_json_body)
     return recorder
 
 
 @contextlib.contextmanager
-def cassette(path: str, mode: str, http: requests.Session, folders: dict[str, Path]) -> Iterator[None]:
+def cassette(path: str, mode: str, http: requests.Session, folders: dict[str, Path],
+             recording: Recording | None = None) -> Iterator[None]:
     """Run the body with the model exchanges recorded to (mode "record") or replayed from
-    (mode "replay") the cassette at `path`. `folders` name the paths written as placeholders."""
+    (mode "replay") the cassette at `path`. `folders` name the paths written as placeholders;
+    `recording` is what a recorded cassette holds besides the exchanges. A replay that ends before
+    it has sent every recorded request has drifted too."""
+    if mode == "replay" and Path(path).is_dir():
+        raise UsageError(f"cassette {path} is a folder, not a file")
     if mode == "replay" and not Path(path).is_file():
         raise UsageError(f"cassette not found: {path}")
     if mode == "record":
         # vcrpy's "all" mode would keep old interactions that this run did not repeat
         Path(path).unlink(missing_ok=True)
         Path(path).parent.mkdir(parents=True, exist_ok=True)
-    adapter = _CassetteAdapter(path)
+    adapter = _CassetteAdapter(path, recording if mode == "record" else None)
     http.mount("http://", adapter)
     http.mount("https://", adapter)
     record_mode = "all" if mode == "record" else "none"
-    with _vcr(folders).use_cassette(path, record_mode=record_mode):
-        yield
+    with _vcr(path, Placeholders(folders), recording).use_cassette(path, record_mode=record_mode) as played:
+        try:
+            yield
+        except ReplayMismatch:
+            raise
+        except AgentError as exc:
+            if mode == "replay" and not played.all_played:
+                raise ReplayMismatch(f"{_ended_early(played, path)}: {exc}") from exc
+            raise
+        if mode == "replay" and not played.all_played:
+            raise ReplayMismatch(_ended_early(played, path))
+
+
+def _ended_early(played, path: str) -> str:
+    return (f"the run ended after {len(played.play_counts)} of the {len(played)} requests the cassette {path} "
+            "holds (re-record the cassette if the change is intended)")

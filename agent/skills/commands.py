@@ -33,11 +33,13 @@ class CommandContext:
     cwd: Path
     policy: Any = None
     record_denial: Callable[[str, str | None, dict], None] | None = None
+    # the session's tool_runs hook: keeps each output when recording, answers with --replay-tools
+    tool_runs: Callable[..., Any] | None = None
 
 
 def command_context(session, policy) -> CommandContext:
     """The context for loading a skill in `session` on behalf of an agent holding `policy`."""
-    return CommandContext(session.workspace.cwd, policy, session.record_denial)
+    return CommandContext(session.workspace.cwd, policy, session.record_denial, getattr(session, "tool_runs", None))
 
 
 def find_commands(body: str) -> list[tuple[int, int, str]]:
@@ -62,6 +64,12 @@ def command_output(command: str, rules: tuple[str, ...], context: CommandContext
             if context.record_denial is not None:
                 context.record_denial("Bash", None, {"command": command})
             return _refusal(command, decision)
+    if context.tool_runs is not None:
+        return context.tool_runs(None, None, "Bash", {"command": command}, lambda: _run(command, context))
+    return _run(command, context)
+
+
+def _run(command: str, context: CommandContext) -> str:
     timeout_s = COMMAND_TIMEOUT_S
     try:
         outcome = run_shell(command, context.cwd, timeout_s, COMMAND_OUTPUT_LIMIT)

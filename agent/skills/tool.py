@@ -71,7 +71,7 @@ def skill_tool(skills: dict[str, Skill], fork: Fork, exclude: str | None = None,
         properties["search"] = {"type": "string", "description": "Words to look for in the skills' full descriptions."}
         description += SEARCH_DESCRIPTION
     parameters = object_schema(properties, [] if searchable else ["skill"])
-    return Tool("Skill", description, parameters, run, read_only=True)
+    return Tool("Skill", description, parameters, run, read_only=True, delegates=True)
 
 
 def _available(offered: dict[str, Skill], searchable: bool) -> str:

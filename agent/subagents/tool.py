@@ -93,4 +93,4 @@ def agent_tool(agents: dict[str, AgentDefinition], entries: dict[str, Entry], li
     if searchable:
         properties["search"] = {"type": "string", "description": "Words to look for in the agent types' full descriptions (instead of a task)."}
     parameters = object_schema(properties, [] if searchable else ["description", "prompt"])
-    return Tool("Agent", description, parameters, run, parallel=True)
+    return Tool("Agent", description, parameters, run, parallel=True, delegates=True)

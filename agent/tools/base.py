@@ -24,6 +24,9 @@ class Tool:
     run: Callable[[dict[str, Any], Any], str]
     read_only: bool = False
     parallel: bool = False  # consecutive calls of such tools in one reply run concurrently
+    # the work is other agents' or a skill's (Agent, Skill): under --replay-tools such a tool still
+    # runs, and what it starts is answered from the cassette; every other tool is answered itself
+    delegates: bool = False
 
     def schema(self) -> dict[str, Any]:
         """The provider-neutral definition sent to the model."""

@@ -60,6 +60,14 @@ def execute(call: ToolCall, tools: dict[str, Tool], context: Any) -> dict[str, A
         return _error(call, refusal)
     if "call_id" in getattr(context, "__dataclass_fields__", {}):
         context = dataclasses.replace(context, call_id=call.id)  # so a subagent knows which call started it
+    # recording, the session keeps what the call returned; with --replay-tools, it answers instead
+    tool_runs = getattr(getattr(context, "session", None), "tool_runs", None)
+    if tool_runs is not None and not tool.delegates:
+        return tool_runs(context.agent.name, call.id, call.name, call.arguments, lambda: _run(call, tool, context))
+    return _run(call, tool, context)
+
+
+def _run(call: ToolCall, tool: Tool, context: Any) -> dict[str, Any]:
     try:
         output = tool.run(call.arguments, context)
     except ToolError as exc:

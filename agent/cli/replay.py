@@ -1,0 +1,128 @@
+"""A cassette's setup: what a recording stores of its run, and a replay that follows it.
+
+`SHAPING_OPTIONS` (parsed flags, by their argparse `dest`) and `SHAPING_ENVIRONMENT` name what shapes
+the requests beyond the workspace: a recording stores the ones given in the cassette's setup, and a
+replay takes them from there, whatever the replaying user typed or exported. A new flag that
+shapes requests is one more name in `SHAPING_OPTIONS`.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any, Mapping
+
+from agent import __version__
+from agent.errors import UsageError
+from agent.model.providers import KINDS, Provider, select_provider
+
+SHAPING_OPTIONS = (
+    "max_turns", "agents", "permission_mode", "allowed_tools", "disallowed_tools", "dangerously_skip_permissions",
+    "system_prompt", "append_system_prompt", "settings", "add_dirs", "include_partial_messages",
+)
+SHAPING_ENVIRONMENT = (
+    "CLAUDE_CODE_SUBAGENT_MODEL", "CLAUDE_CODE_MAX_SUBAGENT_SPAWN_DEPTH", "CLAUDE_CODE_MAX_CONCURRENT_SUBAGENTS",
+    "SLASH_COMMAND_TOOL_CHAR_BUDGET", "AGENT_MAX_RETRIES", "MAX_THINKING_TOKENS", "CLAUDE_CODE_MAX_OUTPUT_TOKENS",
+    "ANTHROPIC_DEFAULT_HAIKU_MODEL", "ANTHROPIC_DEFAULT_SONNET_MODEL", "ANTHROPIC_DEFAULT_OPUS_MODEL",
+)
+# what a live run reads to choose and reach its provider and model; a replay reads none of it
+PROVIDER_PREFIXES = ("AGENT_", "OPENROUTER_", "ANTHROPIC_")
+REPLAY_KEY = "replay-key"  # stands in for the key a replay does not need (never written anywhere)
+
+
+def _flag(parser: argparse.ArgumentParser, dest: str) -> str:
+    for action in parser._actions:
+        if action.dest == dest:
+            return next((o for o in action.option_strings if o.startswith("--")), action.option_strings[0])
+    raise KeyError(dest)
+
+
+def recorded_setup(args: argparse.Namespace, parser: argparse.ArgumentParser, provider: Provider, model: str,
+                   env: Mapping[str, str], turns: list[str] | None = None) -> dict[str, Any]:
+    """What a cassette records of this run so that a replay needs nothing else (its
+    `recorded_against` is added by the cassette, from the replies). `turns` is the list of the
+    user's prompts, which an interactive session fills as it goes; by default the one prompt."""
+    setup: dict[str, Any] = {
+        "agent_version": __version__,
+        "provider": provider.name,
+        "wire": provider.wire.__name__.rsplit(".", 1)[-1],
+        "model": model,
+        "prompts": [args.prompt] if turns is None else turns,  # every user turn of the run, in order
+    }
+    options = {_flag(parser, dest): getattr(args, dest) for dest in SHAPING_OPTIONS
+               if getattr(args, dest) != parser.get_default(dest)}
+    environment = {name: env[name] for name in SHAPING_ENVIRONMENT if env.get(name)}
+    if options:
+        setup["options"] = options
+    if environment:
+        setup["environment"] = environment
+    return setup
+
+
+def follow_setup(args: argparse.Namespace, parser: argparse.ArgumentParser, setup: dict[str, Any], path: str,
+                 env: Mapping[str, str], inferred: bool = False) -> dict[str, str]:
+    """Fill `args` from a cassette's `setup` (provider, prompt, options) and return the environment
+    the replay runs with: the caller's, less everything that chooses a provider or shapes requests,
+    plus what the cassette recorded. A flag given that differs from the recording is a usage error.
+    An `inferred` setup (a cassette that recorded none) knows no options: the flags given stand."""
+    recorded = setup.get("provider")
+    if args.provider and recorded and args.provider != recorded:
+        raise UsageError(f"the cassette {path} was recorded with provider {recorded}, not {args.provider}: "
+                         "a replay takes its provider from the cassette (drop --provider)")
+    args.provider = recorded or args.provider
+    prompts = setup.get("prompts") or []
+    if args.prompt is None:
+        args.prompt = prompts[-1] if prompts else None
+    elif prompts and args.prompt != prompts[-1] and not inferred:
+        raise UsageError(f"the prompt differs from the one the cassette {path} recorded ({_brief(prompts[-1])}): "
+                         "a replay sends the recorded prompt (leave -p out)")
+    if inferred:
+        return {name: value for name, value in env.items()
+                if name in SHAPING_ENVIRONMENT or not name.startswith(PROVIDER_PREFIXES)}
+    options = setup.get("options") or {}
+    for dest in SHAPING_OPTIONS:
+        flag, default = _flag(parser, dest), parser.get_default(dest)
+        given, wanted = getattr(args, dest), options.get(flag, default)
+        if given != default and given != wanted:
+            raise UsageError(f"{flag} {_brief(given)} differs from the cassette {path}, recorded with "
+                             f"{_brief(wanted)}: a replay takes its options from the cassette (drop {flag})")
+        setattr(args, dest, wanted)
+    kept = {name: value for name, value in env.items()
+            if name not in SHAPING_ENVIRONMENT and not name.startswith(PROVIDER_PREFIXES)}
+    return kept | {str(name): str(value) for name, value in (setup.get("environment") or {}).items()}
+
+
+def check_model(given: str | None, effective: str, recorded: str | None, path: str) -> str:
+    """The model a replay uses: the recorded one; `effective` is what the given --model means."""
+    if given and recorded and effective != recorded:
+        raise UsageError(f"the cassette {path} was recorded with model {recorded}, not {effective}: "
+                         "a replay takes its model from the cassette (drop --model)")
+    return recorded or effective
+
+
+def replay_provider(setup: dict[str, Any], base_url: str | None, path: str) -> Provider:
+    """The recorded provider, at the recorded address, with a stand-in key: a replay reads no key,
+    base URL or provider from the environment."""
+    name = setup.get("provider")
+    if name not in KINDS:
+        raise UsageError(f"the cassette {path} does not say which provider it was recorded with "
+                         f"(setup provider: {name!r}; expected openrouter or anthropic)")
+    kind = KINDS[name]
+    return select_provider({kind.base_variable: base_url} if base_url else {}, name, dummy_key=REPLAY_KEY)
+
+
+def narration(setup: dict[str, Any], path: str, inferred: bool = False) -> str:
+    """One line saying what a replay replays, for --verbose: never a scripted reply passed off as a model's."""
+    head = f"replaying {path}: {setup.get('provider')} {setup.get('model')}"
+    if inferred:
+        return f"{head}, from a cassette without a setup (provider and model read from its first request)"
+    against = setup.get("recorded_against")
+    if against == "scripted model":
+        against = "the scripted model (its replies were written by a test, not by a model)"
+    else:
+        against = f"a {against}"
+    return f"{head}, recorded by agent {setup.get('agent_version', '?')} against {against}"
+
+
+def _brief(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else text[:80] + "...'"

@@ -1,0 +1,234 @@
+"""A cassette file as data: the YAML form we write, and reading and checking one without vcrpy.
+
+On disk a cassette is vcrpy's YAML (`version: 1`, `interactions` of request and response) plus
+keys of ours that vcrpy ignores:
+
+- `setup`: what a replay needs: the agent's version, whether the replies came from the scripted
+  model or a live provider, provider, wire format, model, the user's prompts, and the options and
+  environment variables that shape requests;
+- `agent` on each interaction: `main`, or the subagent that sent the request;
+- `tool_runs`: every tool call that really ran, with its result (what --replay-tools answers from).
+
+JSON bodies are written as YAML structures, so every string is a YAML scalar and one with line
+breaks (a system prompt, a file) is a block scalar (`|`) that reads as paragraphs and diffs line by
+line. The workspace and home folders are written as `{{workspace}}` and `{{home}}`, and put back
+when the file is read.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+import yaml
+
+from agent.errors import UsageError
+
+_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+WIRES = {"chat/completions": ("openrouter", "chat"), "v1/messages": ("anthropic", "messages")}
+
+
+class Placeholders:
+    """Folders written as `{{name}}` in a cassette: `hide` on the way out, `restore` on the way in."""
+
+    def __init__(self, folders: dict[str, Path] | None = None):
+        pairs = []
+        for name, folder in (folders or {}).items():
+            for form in {str(folder), str(folder.resolve())}:
+                pairs.append((f"{{{{{name}}}}}", form))
+        # the longest path first, so a workspace inside home becomes {{workspace}}, not {{home}}/...
+        self.pairs = sorted(pairs, key=lambda pair: -len(pair[1]))
+
+    def hide(self, value: Any) -> Any:
+        return _map_strings(value, self._hide_text)
+
+    def restore(self, value: Any) -> Any:
+        return _map_strings(value, self._restore_text)
+
+    def _hide_text(self, text: str) -> str:
+        for placeholder, folder in self.pairs:
+            text = text.replace(folder, placeholder)
+            escaped = json.dumps(folder, ensure_ascii=False)[1:-1]  # inside a JSON text in a string
+            if escaped != folder:
+                text = text.replace(escaped, placeholder)
+        return text
+
+    def _restore_text(self, text: str) -> str:
+        for placeholder, folder in self.pairs:
+            text = text.replace(placeholder, folder)
+        return text
+
+
+def _map_strings(value: Any, change: Callable[[str], str]) -> Any:
+    if isinstance(value, str):
+        return change(value)
+    if isinstance(value, list):
+        return [_map_strings(item, change) for item in value]
+    if isinstance(value, dict):
+        return {key: _map_strings(item, change) for key, item in value.items()}
+    return value
+
+
+# --- writing ----------------------------------------------------------------------------------------
+
+class _Dumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):
+    """Writes strings with line breaks as literal blocks (`|`) where YAML allows it."""
+
+
+def _represent_str(dumper: yaml.SafeDumper, value: str) -> yaml.Node:
+    style = "|" if "\n" in value else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+
+_Dumper.add_representer(str, _represent_str)
+
+
+def to_yaml(data: dict) -> str:
+    """`data` as our YAML: keys in their order, no folding of long lines (a diff shows the line)."""
+    return yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=1_000_000)
+
+
+def body_to_file(body: Any) -> Any:
+    """A request or response body as written: a JSON object or array as a YAML structure, anything
+    else (an HTML error page) as its text."""
+    if isinstance(body, bytes):
+        try:
+            body = body.decode("utf-8")
+        except UnicodeDecodeError:
+            return body
+    if not isinstance(body, str):
+        return body
+    try:
+        parsed = json.loads(body)
+    except ValueError:
+        return body
+    return parsed if isinstance(parsed, (dict, list)) else body
+
+
+def body_from_file(value: Any) -> Any:
+    """The body as vcrpy replays it: JSON text for a structure, the text itself otherwise."""
+    return json.dumps(value, ensure_ascii=False) if isinstance(value, (dict, list)) else value
+
+
+def interactions_for_vcr(data: dict, placeholders: Placeholders) -> dict:
+    """The parsed file as vcrpy's deserializer returns it: bodies as text, folders put back."""
+    interactions = []
+    for item in data["interactions"]:
+        request = dict(item["request"])
+        response = dict(item["response"])
+        request["body"] = body_from_file(placeholders.restore(request.get("body")))
+        body = dict(response.get("body") or {})
+        body["string"] = body_from_file(placeholders.restore(body.get("string")))
+        response["body"] = body
+        interactions.append({"request": request, "response": response})
+    return {"version": data.get("version", 1), "interactions": interactions}
+
+
+# --- reading ----------------------------------------------------------------------------------------
+
+@dataclass
+class Interaction:
+    """One recorded exchange, bodies parsed (JSON as Python values, other bodies as text)."""
+
+    agent: str | None
+    uri: str
+    request: Any
+    status: int
+    response: Any
+
+
+@dataclass
+class CassetteFile:
+    """A cassette read from disk: its setup (recorded, or inferred from the interactions for a
+    cassette written by another tool), its interactions and the tool runs it holds (None when it
+    records none)."""
+
+    path: str
+    setup: dict[str, Any]
+    interactions: list[Interaction]
+    tool_runs: list[dict[str, Any]] | None
+    inferred: bool = False
+
+    @property
+    def base_url(self) -> str | None:
+        """Where the recorded requests went, less the wire's path (`http://scripted-model/api/v1/`)."""
+        uri = self.interactions[0].uri
+        for path in WIRES:
+            if uri.endswith(path):
+                return uri[: -len(path)]
+        return None
+
+
+def parse(text: str, path: str) -> dict:
+    """The YAML document of the cassette at `path`, checked to be one: a usage error naming the
+    file otherwise (not YAML, no interactions, a malformed interaction or setup)."""
+    try:
+        data = yaml.load(text, Loader=_Loader)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise UsageError(f"cassette {path} is not valid YAML: {problem}{where}") from None
+    if not isinstance(data, dict) or not isinstance(data.get("interactions"), list) or not data["interactions"]:
+        raise UsageError(f"cassette {path} has no interactions (it is not a recorded session)")
+    for number, item in enumerate(data["interactions"], 1):
+        request = item.get("request") if isinstance(item, dict) else None
+        response = item.get("response") if isinstance(item, dict) else None
+        if not (isinstance(request, dict) and isinstance(response, dict) and isinstance(request.get("uri"), str)
+                and isinstance((response.get("status") or {}).get("code"), int)):
+            raise UsageError(f"cassette {path}: interaction {number} is not a request and its response")
+    for key, kind in (("setup", dict), ("tool_runs", list)):
+        if key in data and not isinstance(data[key], kind):
+            raise UsageError(f"cassette {path}: `{key}` must be a {'mapping' if kind is dict else 'list'}")
+    return data
+
+
+def read(path: str, placeholders: Placeholders | None = None) -> CassetteFile:
+    """The cassette at `path`, with its folders put back by `placeholders` (left as `{{workspace}}`
+    without). Anything that is not a readable cassette is a one-line usage error naming the file."""
+    file = Path(path)
+    if file.is_dir():
+        raise UsageError(f"cassette {path} is a folder, not a file")
+    if not file.exists():
+        raise UsageError(f"cassette not found: {path}")
+    try:
+        text = file.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"cannot read cassette {path}: {getattr(exc, 'strerror', None) or exc}") from None
+    data = parse(text, path)
+    restore = (placeholders or Placeholders()).restore
+    interactions = [
+        Interaction(
+            agent=item.get("agent"),
+            uri=item["request"]["uri"],
+            request=body_to_file(restore(item["request"].get("body"))),
+            status=item["response"]["status"]["code"],
+            response=body_to_file(restore((item["response"].get("body") or {}).get("string"))),
+        )
+        for item in data["interactions"]
+    ]
+    setup = restore(data.get("setup"))
+    inferred = setup is None
+    if inferred:
+        setup = _inferred_setup(interactions)
+    runs = data.get("tool_runs")
+    return CassetteFile(path, setup, interactions, restore(runs) if runs is not None else None, inferred)
+
+
+def _inferred_setup(interactions: list[Interaction]) -> dict[str, Any]:
+    """What a cassette without a setup shows of it: provider and wire from the path, the model and
+    the first user text from the first request."""
+    first = interactions[0]
+    setup: dict[str, Any] = {}
+    for path, (provider, wire) in WIRES.items():
+        if first.uri.endswith(path):
+            setup.update(provider=provider, wire=wire)
+    body = first.request if isinstance(first.request, dict) else {}
+    if isinstance(body.get("model"), str):
+        setup["model"] = body["model"]
+    users = [m.get("content") for m in body.get("messages") or [] if isinstance(m, dict) and m.get("role") == "user"]
+    if users and isinstance(users[0], str):
+        setup["prompts"] = [users[0]]
+    return setup

@@ -1,0 +1,80 @@
+"""`cassette check`: which files to check, the line printed for each, and the JUnit XML report.
+
+Replaying each cassette is the CLI's business (it builds the run); this module holds the parts that
+are only data.
+"""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass
+from pathlib import Path
+
+from agent.errors import UsageError
+
+_CASSETTE = re.compile(r"^interactions:", re.MULTILINE)
+OK, DRIFT, ERROR = "ok", "drift", "error"
+
+
+@dataclass
+class Checked:
+    """How one cassette replayed: `ok`, `drift` (with the first difference) or `error`."""
+
+    path: str
+    status: str
+    message: str = ""
+    seconds: float = 0.0
+
+    def line(self) -> str:
+        return f"{self.status:<5} {self.path}" + (f": {self.message}" if self.message else "")
+
+
+def find_cassettes(paths: list[str]) -> list[str]:
+    """Every cassette in `paths`: a file is taken as one; a folder is searched (recursively, in
+    name order) for YAML files with `interactions`, so other YAML files there are left alone."""
+    found: list[str] = []
+    for given in paths:
+        path = Path(given)
+        if path.is_file():
+            found.append(given)
+            continue
+        if not path.is_dir():
+            raise UsageError(f"cassette check: {given} is neither a folder nor a file")
+        for candidate in sorted(p for pattern in ("*.yaml", "*.yml") for p in path.rglob(pattern)):
+            try:
+                text = candidate.read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                continue
+            if _CASSETTE.search(text):
+                found.append(str(candidate))
+    if not found:
+        raise UsageError(f"cassette check: no cassettes in {', '.join(paths)}")
+    return found
+
+
+def junit_xml(results: list[Checked]) -> str:
+    """A JUnit report, one testcase per cassette: a drift is a failure, anything else wrong an error."""
+    suite = ET.Element("testsuite", {
+        "name": "cassette check",
+        "tests": str(len(results)),
+        "failures": str(sum(r.status == DRIFT for r in results)),
+        "errors": str(sum(r.status == ERROR for r in results)),
+        "time": f"{sum(r.seconds for r in results):.3f}",
+    })
+    for result in results:
+        path = Path(result.path)
+        case = ET.SubElement(suite, "testcase", {
+            "classname": ".".join(part for part in path.parent.parts if part != path.anchor) or ".",
+            "name": path.name,
+            "file": result.path,
+            "time": f"{result.seconds:.3f}",
+        })
+        if result.status != OK:
+            kind = "failure" if result.status == DRIFT else "error"
+            detail = ET.SubElement(case, kind, {"message": result.message, "type": result.status})
+            detail.text = result.message
+    root = ET.Element("testsuites")
+    root.append(suite)
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"

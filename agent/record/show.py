@@ -1,0 +1,179 @@
+"""A recorded session as a person reads it (`cassette show`), and as a machine does (`--json`).
+
+`view` turns a cassette into one JSON-able object: the setup, then each request as a turn of the
+agent that sent it (main or a subagent), with the reply's text, its tool calls and their results,
+and the tokens; then the answer and the totals. `text` prints that object for a person. Replies are
+decoded by the wire format's own `decode` and `error_text`, which the caller hands in (this layer
+does not import the model). Tool results are read from the requests that carried them back to the
+model, so refused calls and subagents' reports show as the model saw them.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Callable
+
+from agent.errors import AgentError
+from agent.record.cassette_file import CassetteFile
+
+USAGE_KEYS = ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
+
+
+def view(cassette: CassetteFile, decode: Callable[[Any], Any], error_text: Callable[[Any], str]) -> dict[str, Any]:
+    """The session in `cassette` as one object (see the module docstring)."""
+    results = _tool_results(cassette)
+    totals = dict.fromkeys(USAGE_KEYS, 0)
+    turns, answer = [], None
+    for number, interaction in enumerate(cassette.interactions, 1):
+        body = interaction.request if isinstance(interaction.request, dict) else {}
+        agent = interaction.agent
+        turn: dict[str, Any] = {"number": number, "agent": agent, "model": body.get("model"), "status": interaction.status}
+        task = _conversation_start(body)
+        if task is not None and agent not in (None, "main"):
+            turn["task"] = task
+        turns.append(turn)
+        if interaction.status >= 400:
+            turn["error"] = f"HTTP {interaction.status}: {error_text(interaction.response)}"
+            continue
+        try:
+            reply = decode(interaction.response)
+        except AgentError as exc:
+            turn["error"] = str(exc)
+            continue
+        usage = reply.usage.as_dict()
+        for key in USAGE_KEYS:
+            totals[key] += usage.get(key, 0)
+        turn.update(text=reply.text, tool_calls=[
+            {"id": call.id, "name": call.name, "input": call.arguments, **results.get(call.id, {"result": None})}
+            for call in reply.tool_calls
+        ], usage=usage)
+        if agent in (None, "main") and not reply.tool_calls:
+            answer = reply.text
+    return {"cassette": cassette.path, "setup": cassette.setup, "setup_inferred": cassette.inferred,
+            "requests": turns, "answer": answer, "usage": {**totals, "requests": len(turns)}}
+
+
+def _conversation_start(body: dict) -> str | None:
+    """The user's text when `body` is the first request of a conversation (no assistant turn yet)."""
+    messages = [m for m in body.get("messages") or [] if isinstance(m, dict) and m.get("role") != "system"]
+    if not messages or any(m.get("role") == "assistant" for m in messages):
+        return None
+    return "\n\n".join(m["content"] for m in messages if isinstance(m.get("content"), str))
+
+
+def _tool_results(cassette: CassetteFile) -> dict[str, dict[str, Any]]:
+    """Every tool result the requests carried, by call id, on either wire: chat's `tool` messages
+    (an error is marked `Error: ` in its text) and the Messages API's `tool_result` blocks."""
+    found: dict[str, dict[str, Any]] = {}
+    for interaction in cassette.interactions:
+        body = interaction.request if isinstance(interaction.request, dict) else {}
+        for message in body.get("messages") or []:
+            if not isinstance(message, dict):
+                continue
+            if message.get("role") == "tool" and message.get("tool_call_id"):
+                content = _text(message.get("content"))
+                found[message["tool_call_id"]] = {"result": content, "is_error": content.startswith("Error: ")}
+            elif isinstance(message.get("content"), list):
+                for block in message["content"]:
+                    if isinstance(block, dict) and block.get("type") == "tool_result" and block.get("tool_use_id"):
+                        found[block["tool_use_id"]] = {"result": _text(block.get("content")), "is_error": bool(block.get("is_error"))}
+    return found
+
+
+def _text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(part.get("text", "") for part in content if isinstance(part, dict))
+    return "" if content is None else json.dumps(content, ensure_ascii=False)
+
+
+# --- for a person -----------------------------------------------------------------------------------
+
+def text(session: dict[str, Any]) -> str:
+    """The object `view` returns, as lines a person reads top to bottom."""
+    setup = session["setup"]
+    lines = [f"cassette  {session['cassette']}", f"setup     {setup_line(setup, session['setup_inferred'])}"]
+    for prompt in setup.get("prompts") or []:
+        lines.append(_labelled("prompt", prompt))
+    extras = [f"{flag} {json.dumps(value, ensure_ascii=False)}" for flag, value in (setup.get("options") or {}).items()]
+    extras += [f"{name}={value}" for name, value in (setup.get("environment") or {}).items()]
+    if extras:
+        lines.append("options   " + "; ".join(extras))
+    for turn in session["requests"]:
+        lines.append("")
+        head = [f"request {turn['number']}", _agent_name(turn["agent"])]
+        if turn.get("error"):
+            lines.append(" · ".join(head + [turn["error"]]))
+            continue
+        lines.append(" · ".join(head + [_tokens(turn["usage"])]))
+        if turn.get("task"):
+            lines.append(_labelled("  task", turn["task"], width=0))
+        if turn.get("text"):
+            lines.extend("  " + line for line in _shortened(turn["text"], 12))
+        for call in turn["tool_calls"]:
+            lines.append(f"  → {call['name']}({_arguments(call['input'])})")
+            if call["result"] is None:
+                lines.append("    ← (no result recorded: the run ended here)")
+                continue
+            shown = _shortened(call["result"], 3) or [""]
+            lines.append(f"    ← {'error: ' if call.get('is_error') else ''}{shown[0]}")
+            lines.extend("      " + line for line in shown[1:])
+    lines.append("")
+    if session["answer"] is not None:
+        lines.append(_labelled("answer", session["answer"]))
+    lines.append(f"total     {session['usage']['requests']} requests · {_tokens(session['usage'])}")
+    return "\n".join(lines)
+
+
+def setup_line(setup: dict[str, Any], inferred: bool = False) -> str:
+    """`openrouter (chat wire), model m, recorded by agent 0.1.0 against the scripted model (...)`."""
+    where = f"{setup.get('provider', '?')} ({setup.get('wire', '?')} wire), model {setup.get('model', '?')}"
+    if inferred:
+        return f"{where}; no setup recorded (a cassette of another tool): read from its first request"
+    against = setup.get("recorded_against", "?")
+    if against == "scripted model":
+        against = "the scripted model (its replies were written by a test, not by a model)"
+    else:
+        against = f"a {against}"
+    return f"{where}, recorded by agent {setup.get('agent_version', '?')} against {against}"
+
+
+def _agent_name(agent: str | None) -> str:
+    if agent is None:
+        return "agent not recorded"
+    return agent if agent == "main" else f"subagent {agent}"
+
+
+def _tokens(usage: dict[str, int]) -> str:
+    parts = [f"{usage['input_tokens']:,} in", f"{usage['output_tokens']:,} out"]
+    if usage.get("cache_read_input_tokens"):
+        parts.append(f"{usage['cache_read_input_tokens']:,} cache read")
+    if usage.get("cache_creation_input_tokens"):
+        parts.append(f"{usage['cache_creation_input_tokens']:,} cache written")
+    return " · ".join(parts) + " tokens"
+
+
+def _labelled(label: str, value: str, width: int = 10) -> str:
+    shown = _shortened(value, 6)
+    first = f"{label:<{width}}" if width else f"{label}: "
+    return "\n".join([first + (shown[0] if shown else "")] + [(" " * len(first) + line).rstrip() for line in shown[1:]])
+
+
+def _shortened(value: str, max_lines: int, max_width: int = 160) -> list[str]:
+    lines = value.strip("\n").splitlines()
+    shown = [line.rstrip() if len(line) <= max_width else line[:max_width] + " …" for line in lines[:max_lines]]
+    if len(lines) > max_lines:
+        more = len(lines) - max_lines
+        shown.append(f"… ({more} more line{'s' if more > 1 else ''})")
+    return shown
+
+
+def _arguments(arguments: Any) -> str:
+    if not isinstance(arguments, dict):
+        return json.dumps(arguments, ensure_ascii=False)
+    parts = []
+    for key, value in arguments.items():
+        shown = json.dumps(value, ensure_ascii=False)
+        parts.append(f"{key}={shown if len(shown) <= 80 else shown[:80] + ' …'}")
+    return ", ".join(parts)
