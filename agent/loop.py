@@ -23,7 +23,7 @@ class AgentSpec:
     depth: int = 0  # 0 is the main conversation; each subagent level adds one
     transcript: Any = None  # agent.transcript.Transcript, or None when not persisting
     policy: Any = None  # agent.permissions.Policy: what this agent may run without asking
-    observer: Any = None  # called with (agent, message) for each message, e.g. to print stream-json
+    observer: Any = None  # sees each message (.message) and, when it wants_text, the answer streaming (.text)
     parent_tool_use_id: str | None = None  # for a subagent: the Agent (or Skill) call that started it
 
 
@@ -78,8 +78,10 @@ def run_loop(agent: AgentSpec, messages: list[dict[str, Any]], session: Any,
         _record(agent, message)
     messages = [*history, *messages]
     text, stop = "", Stop.END
+    watching = agent.observer is not None and agent.observer.wants_text
+    on_text = (lambda delta: agent.observer.text(agent, delta)) if watching else None
     for turn in range(1, agent.max_turns + 1):
-        reply = session.client.complete(agent.system, messages, schemas, agent.model, agent.name)
+        reply = session.client.complete(agent.system, messages, schemas, agent.model, agent.name, on_text)
         usage.add(reply.usage)
         _record(agent, _append(messages, reply.as_message()))
         text, stop = reply.text, reply.stop_reason
@@ -115,7 +117,7 @@ def _record(agent: AgentSpec, message: dict[str, Any]) -> None:
     if agent.transcript is not None:
         agent.transcript.append(message)
     if agent.observer is not None:
-        agent.observer(agent, message)
+        agent.observer.message(agent, message)
 
 
 class _RepeatWatch:

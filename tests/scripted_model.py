@@ -36,6 +36,7 @@ class ScriptedReply:
     content_type: str = "application/json"
     stop: str | None = None  # an Anthropic stop reason other than end_turn / tool_use
     thought: str = ""  # reasoning sent with the reply: signed and redacted thinking, or reasoning_details
+    broken: bool = False  # when streamed, the stream stops half way (the connection drops)
 
 
 # How the chat wire (OpenRouter) says each Anthropic stop reason: finish_reason, native_finish_reason.
@@ -212,7 +213,13 @@ class ScriptedModel:
                         return self._send(reply.status, payload, reply.headers)
                     return self._send(reply.status, {"error": error}, reply.headers)
                 encode = _chat_reply if request.wire == "chat" else _messages_reply
-                self._send(200, encode(model, body, reply), reply.headers)
+                reply_body = encode(model, body, reply)
+                if body.get("stream"):
+                    events = _chat_events(reply_body) if request.wire == "chat" else _messages_events(reply_body)
+                    if reply.broken:
+                        events = events[:len(events) // 2]
+                    return self._send(200, "".join(events), reply.headers, "text/event-stream")
+                self._send(200, reply_body, reply.headers)
 
             def _send(self, status: int, payload: Any, headers: dict[str, str] | None = None, content_type: str = "application/json") -> None:
                 data = (payload if isinstance(payload, str) else json.dumps(payload)).encode()
@@ -302,3 +309,76 @@ def _lenient(raw: str) -> Any:
         return json.loads(raw)
     except ValueError:
         return raw
+
+
+def broken(reply: ScriptedReply) -> ScriptedReply:
+    """`reply`, streamed only half way before the connection drops."""
+    reply.broken = True
+    return reply
+
+
+# --- streaming: a reply body taken apart into the events a provider streams ---------------------------
+
+def _pieces(text: str, size: int = 12) -> list[str]:
+    return [text[i:i + size] for i in range(0, len(text), size)] or [""]
+
+
+def _sse(data: Any, event: str | None = None) -> str:
+    head = f"event: {event}\n" if event else ""
+    return f"{head}data: {data if isinstance(data, str) else json.dumps(data)}\n\n"
+
+
+def _messages_events(body: dict) -> list[str]:
+    start = {**body, "content": [], "stop_reason": None, "usage": {"input_tokens": body["usage"]["input_tokens"], "output_tokens": 1}}
+    events = [_sse({"type": "message_start", "message": start}, "message_start")]
+    for index, block in enumerate(body["content"]):
+        empty = {"text": {"type": "text", "text": ""}, "thinking": {"type": "thinking", "thinking": ""},
+                 "tool_use": {**block, "input": {}}}.get(block["type"], block)
+        events.append(_sse({"type": "content_block_start", "index": index, "content_block": empty}, "content_block_start"))
+        if block["type"] == "text":
+            deltas = [{"type": "text_delta", "text": piece} for piece in _pieces(block["text"])]
+        elif block["type"] == "thinking":
+            deltas = [{"type": "thinking_delta", "thinking": piece} for piece in _pieces(block["thinking"])]
+            deltas.append({"type": "signature_delta", "signature": block["signature"]})
+        elif block["type"] == "tool_use":
+            text = json.dumps(block["input"]) if not isinstance(block["input"], str) else block["input"]
+            deltas = [{"type": "input_json_delta", "partial_json": piece} for piece in _pieces(text, 7)]
+        else:
+            deltas = []
+        events += [_sse({"type": "content_block_delta", "index": index, "delta": d}, "content_block_delta") for d in deltas]
+        events.append(_sse({"type": "content_block_stop", "index": index}, "content_block_stop"))
+    events.append(_sse({"type": "message_delta", "delta": {"stop_reason": body["stop_reason"], "stop_sequence": None},
+                        "usage": {"output_tokens": body["usage"]["output_tokens"]}}, "message_delta"))
+    events.append(_sse({"type": "message_stop"}, "message_stop"))
+    return events
+
+
+def _chat_events(body: dict) -> list[str]:
+    choice, message = body["choices"][0], body["choices"][0]["message"]
+    head = {key: body[key] for key in ("id", "object", "model")}
+    head["object"] = "chat.completion.chunk"
+
+    def chunk(delta: dict, **extra) -> str:
+        return _sse({**head, "choices": [{"index": 0, "delta": delta, **extra}]})
+
+    events = [": OPENROUTER PROCESSING\n\n", chunk({"role": "assistant", "content": ""})]
+    events += [chunk({"content": piece}) for piece in _pieces(message.get("content") or "") if piece]
+    if message.get("reasoning"):
+        events += [chunk({"reasoning": piece}) for piece in _pieces(message["reasoning"])]
+    for detail in message.get("reasoning_details") or []:
+        field = "text" if "text" in detail else "data"
+        for n, piece in enumerate(_pieces(detail[field])):
+            extra = {k: v for k, v in detail.items() if k != field} if n == 0 else {"index": detail.get("index")}
+            events.append(chunk({"reasoning_details": [{**extra, field: piece}]}))
+    if message.get("refusal"):
+        events.append(chunk({"refusal": message["refusal"]}))
+    for index, call in enumerate(message.get("tool_calls") or []):
+        events.append(chunk({"tool_calls": [{"index": index, "id": call["id"], "type": "function",
+                                             "function": {"name": call["function"]["name"], "arguments": ""}}]}))
+        events += [chunk({"tool_calls": [{"index": index, "function": {"arguments": piece}}]})
+                   for piece in _pieces(call["function"]["arguments"], 7)]
+    finish = {k: choice[k] for k in ("finish_reason", "native_finish_reason") if k in choice}
+    events.append(chunk({}, **finish))
+    events.append(_sse({**head, "choices": [], "usage": body["usage"]}))
+    events.append(_sse("[DONE]"))
+    return events

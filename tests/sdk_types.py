@@ -29,15 +29,15 @@ REASONING_DETAILS = re.compile(r"messages\[(\d+)\]\.reasoning_details")
 
 
 @functools.lru_cache(maxsize=None)
-def adapter(wire: str) -> TypeAdapter:
-    """The SDK request type for `wire` ("messages" or "chat"), non-streaming as we send them."""
+def adapter(wire: str, streaming: bool = False) -> TypeAdapter:
+    """The SDK request type for `wire` ("messages" or "chat"), streaming or not."""
     if wire == "messages":
-        from anthropic.types.message_create_params import MessageCreateParamsNonStreaming
+        from anthropic.types import message_create_params as params
 
-        return TypeAdapter(MessageCreateParamsNonStreaming)
-    from openai.types.chat.completion_create_params import CompletionCreateParamsNonStreaming
+        return TypeAdapter(params.MessageCreateParamsStreaming if streaming else params.MessageCreateParamsNonStreaming)
+    from openai.types.chat import completion_create_params as params
 
-    return TypeAdapter(CompletionCreateParamsNonStreaming)
+    return TypeAdapter(params.CompletionCreateParamsStreaming if streaming else params.CompletionCreateParamsNonStreaming)
 
 
 def materialise(value: Any) -> Any:
@@ -70,7 +70,7 @@ def problems(body: dict, wire: str) -> list[str]:
     """Why `body` is not a valid request of `wire` by the SDK's types (empty when it is):
     validation errors, then unknown keys that are not documented OpenRouter extensions."""
     try:
-        kept = materialise(adapter(wire).validate_python(body, strict=True))
+        kept = materialise(adapter(wire, body.get("stream") is True).validate_python(body, strict=True))
     except ValidationError as exc:
         return [f"{'.'.join(map(str, error['loc']))}: {error['msg']}" for error in exc.errors()[:5]]
     return [

@@ -30,7 +30,7 @@ def run(args: argparse.Namespace, env: Mapping[str, str], stdin: IO | None = Non
     if not args.prompt.strip():
         raise UsageError("the prompt is empty")
     environment = Environment(env)  # a replay's: the recorded variables instead of the user's
-    session, history = build_session(args, environment, stream.observe if stream else None, recorded)
+    session, history = build_session(args, environment, stream, recorded)
     if stream is not None:
         stream.session = session
     session.client.limits.thinking(session.model)  # a thinking budget that leaves no room fails before any request

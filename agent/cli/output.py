@@ -80,7 +80,12 @@ class StreamJson:
         self._started = False
         self._lock = threading.Lock()
 
-    def observe(self, agent, message: dict[str, Any]) -> None:
+    @property
+    def wants_text(self) -> bool:
+        """Whether replies should stream (with --include-partial-messages)."""
+        return self.partial
+
+    def message(self, agent, message: dict[str, Any]) -> None:
         """Called by the loop with each message of every conversation."""
         if not self._started and agent.name == "main":
             self._started = True
@@ -95,7 +100,7 @@ class StreamJson:
         elif isinstance(content, list) and any(b.get("type") == "tool_result" for b in content if isinstance(b, dict)):
             self._print({"type": "user", "message": message, **self._origin(agent)})
 
-    def text_delta(self, agent, text: str) -> None:
+    def text(self, agent, text: str) -> None:
         """One piece of an answer as it streams (printed with --include-partial-messages only)."""
         if self.partial:
             self._print({"type": "stream_event", "event": {"type": "content_block_delta", "index": 0,

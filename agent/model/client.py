@@ -15,7 +15,9 @@ import requests
 from agent.model import retry
 from agent.conversation import Reply, Usage
 from agent.errors import AgentError, ProviderError
+from agent.model import sse
 from agent.model.limits import Limits
+from agent.model.wire.messages_stream import BrokenStream
 from agent.model.providers import Provider
 
 log = logging.getLogger("agent")
@@ -79,17 +81,20 @@ class ModelClient:
         self.usage = Usage()  # every request of the run: main conversation and subagents
         self.usage_by_model: dict[str, Usage] = {}  # the same, per model, for the cost
 
-    def complete(self, system: str, messages: list[dict], tools: list[dict], model: str, agent: str = "main") -> Reply:
+    def complete(self, system: str, messages: list[dict], tools: list[dict], model: str, agent: str = "main",
+                 on_text: Callable[[str], None] | None = None) -> Reply:
         """One request of the conversation of `agent` (`main`, or a subagent's name): the reply to
-        `messages` under `system`, offering `tools`."""
+        `messages` under `system`, offering `tools`. With `on_text` the reply is streamed and each
+        piece of its text handed to it as it arrives (a retried attempt starts over)."""
         thinking = self.limits.thinking(model)
-        payload = self.provider.wire.encode(system, messages, tools, model, self.limits.max_tokens(model), thinking)
+        payload = self.provider.wire.encode(system, messages, tools, model, self.limits.max_tokens(model), thinking,
+                                            stream=on_text is not None)
         with self._lock:
             self._count += 1
             number = self._count
         self.exchange.agent = agent  # read by a cassette as the request goes out (same thread)
         log.info("request %d (%s): %s %s, %d messages, %d tools", number, agent, self.provider.name, model, len(messages), len(tools))
-        body = self._post(payload, number, agent)
+        body = self._post(payload, number, agent, on_text)
         reply = self.provider.wire.decode(body)
         with self._lock:
             self.usage.add(reply.usage)
@@ -108,13 +113,13 @@ class ModelClient:
         """The agent whose request this thread is sending."""
         return getattr(self.exchange, "agent", "main")
 
-    def _post(self, payload: dict[str, Any], number: int, agent: str) -> Any:
+    def _post(self, payload: dict[str, Any], number: int, agent: str, on_text: Callable[[str], None] | None = None) -> Any:
         """The reply body, after as many retries as the policy allows; every attempt is traced."""
         retries, waited = 0, 0.0
         while True:
             seen: dict[str, Any] = {}
             try:
-                body, failure = self._attempt(payload, seen)
+                body, failure = self._attempt(payload, seen, on_text)
             except AgentError as exc:  # a provider's failure, or a replay's drift: what was sent is traced
                 self._trace(number, agent, retries + 1, payload, seen, str(exc))
                 raise
@@ -131,12 +136,14 @@ class ModelClient:
             log.warning("retrying in %.1fs after %s (attempt %d/%d)", wait, failure.reason, retries, self.max_retries)
             (self._sleep or retry.sleep)(wait)
 
-    def _attempt(self, payload: dict[str, Any], seen: dict[str, Any]) -> tuple[Any, _Failure | None]:
-        """One exchange: the JSON body, or what went wrong. Failures no retry can fix raise at once.
-        `seen` gets the status and body of the response, for the trace."""
+    def _attempt(self, payload: dict[str, Any], seen: dict[str, Any],
+                 on_text: Callable[[str], None] | None = None) -> tuple[Any, _Failure | None]:
+        """One exchange: the JSON body (a stream put back together), or what went wrong. Failures
+        no retry can fix raise at once. `seen` gets the status and body of the response, for the trace."""
         name, wire = self.provider.name, self.provider.wire
         try:
-            response = self.http.post(self.provider.url, json=payload, headers=self.provider.headers, timeout=self.timeout)
+            response = self.http.post(self.provider.url, json=payload, headers=self.provider.headers, timeout=self.timeout,
+                                      stream=on_text is not None)
         except requests.exceptions.SSLError as exc:  # a certificate problem stays until someone fixes it
             raise ProviderError(f"could not reach {self.provider.url}: {_cause(exc)}") from None
         except requests.ConnectionError as exc:  # also a connect timeout: the request never arrived
@@ -145,11 +152,20 @@ class ModelClient:
             return None, _Failure(retry.READ_TIMEOUT, f"{name} did not answer within {self.timeout[1]:g} s")
         except requests.RequestException as exc:
             raise ProviderError(f"could not reach {self.provider.url}: {_cause(exc)}") from None
+        status = response.status_code
+        if on_text is not None and status < 400 and "event-stream" in response.headers.get("content-type", ""):
+            try:
+                lines = (line.decode("utf-8", errors="replace") for line in response.iter_lines())
+                body = wire.assemble(sse.events(lines), on_text)
+            except (BrokenStream, requests.RequestException) as exc:  # the connection dropped mid-reply
+                seen.update(status=status, response=None)
+                return None, _Failure(retry.STREAM_BROKEN, f"{name}'s stream broke off", _cause(exc))
+            seen.update(status=status, response=body)
+            return self._checked(body, name, wire)
         try:
             body, is_json = response.json(), True
         except ValueError:
             body, is_json = None, False
-        status = response.status_code
         seen.update(status=status, response=body if is_json else response.text[:_TRACED_TEXT])
         if status >= 400:
             detail = _one_line(wire.error_text(body) if is_json else response.text[:300]) or response.reason or ""
@@ -166,8 +182,13 @@ class ModelClient:
             )
         if not is_json:
             raise ProviderError(f"{name} answered with a body that is not JSON: {response.text[:200]!r}")
-        # OpenRouter reports a failure that began after generation started as HTTP 200 with an error
-        # body; a retryable one is retried like its status. Any other error body is left to decode.
+        return self._checked(body, name, wire)
+
+    @staticmethod
+    def _checked(body: Any, name: str, wire) -> tuple[Any, _Failure | None]:
+        """A 200 reply's body, or its failure: OpenRouter reports a failure that began after
+        generation started as HTTP 200 with an error body (or event); a retryable one is retried
+        like its status. Any other error body is left to decode."""
         embedded = retry.embedded_status(body)
         if embedded in retry.RETRYABLE:
             return None, _Failure(retry.reason(embedded), f"{name} reported error {embedded}", _one_line(wire.error_text(body)))

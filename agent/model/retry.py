@@ -29,6 +29,7 @@ RETRYABLE = {
 }
 CONNECTION_ERROR = "connection error"
 READ_TIMEOUT = "read timeout"
+STREAM_BROKEN = "a broken stream"
 
 # The Messages API names an error by type; these are the retryable ones, as their HTTP statuses.
 ERROR_TYPES = {"rate_limit_error": 429, "api_error": 500, "timeout_error": 504, "overloaded_error": 529}

@@ -1,7 +1,8 @@
 """Wire formats: translate the internal conversation to a provider's request body and its reply back.
 
-Each format module offers `PATH` (appended to the base URL), `encode(...)`, `decode(body)` and
-`error_text(body)`.
+Each format module offers `PATH` (appended to the base URL), `encode(...)`, `decode(body)`,
+`error_text(body)` and `assemble(events, on_text)`, which puts a streamed reply back into the body
+a non-streaming request returns (its `*_stream` module), so `decode` reads both.
 
 May import: `conversation`, `errors` only.
 """

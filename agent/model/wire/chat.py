@@ -7,6 +7,7 @@ from typing import Any
 
 from agent.conversation import Reply, Stop, ToolCall, Usage, settle_stop
 from agent.errors import ProviderError
+from agent.model.wire.chat_stream import assemble  # noqa: F401  (this format's stream reader)
 
 PATH = "chat/completions"
 EPHEMERAL = {"type": "ephemeral"}
@@ -27,9 +28,10 @@ NATIVE_FINISH_REASONS = {
 }
 
 
-def encode(system: str, messages: list[dict], tools: list[dict], model: str, max_tokens: int, thinking_budget: int = 0) -> dict:
+def encode(system: str, messages: list[dict], tools: list[dict], model: str, max_tokens: int, thinking_budget: int = 0,
+           stream: bool = False) -> dict:
     """The chat-completions request body for the internal conversation. A `thinking_budget` turns
-    reasoning on (OpenRouter's `reasoning` parameter).
+    reasoning on (OpenRouter's `reasoning` parameter); `stream` asks for chunks, usage included.
 
     Stable parts come first and the growing conversation last, so each request's bytes are a
     prefix of the next one's. For Anthropic models (through OpenRouter) the system prompt carries a
@@ -56,6 +58,9 @@ def encode(system: str, messages: list[dict], tools: list[dict], model: str, max
     for message in messages:
         wire_messages.extend(_encode_message(message))
     body["messages"] = wire_messages
+    if stream:
+        body["stream"] = True
+        body["stream_options"] = {"include_usage": True}
     return body
 
 

@@ -7,6 +7,7 @@ from typing import Any
 
 from agent.conversation import Reply, Stop, ToolCall, Usage, settle_stop, text_block, tool_use_block
 from agent.errors import ProviderError
+from agent.model.wire.messages_stream import assemble  # noqa: F401  (this format's stream reader)
 
 PATH = "v1/messages"
 EPHEMERAL = {"type": "ephemeral"}
@@ -22,9 +23,10 @@ STOP_REASONS = {
 }
 
 
-def encode(system: str, messages: list[dict], tools: list[dict], model: str, max_tokens: int, thinking_budget: int = 0) -> dict:
+def encode(system: str, messages: list[dict], tools: list[dict], model: str, max_tokens: int, thinking_budget: int = 0,
+           stream: bool = False) -> dict:
     """The Messages API request body; the internal conversation is already in this shape, thinking
-    blocks included. A `thinking_budget` turns extended thinking on.
+    blocks included. A `thinking_budget` turns extended thinking on; `stream` asks for events.
 
     Prompt caching: breakpoints on the last tool and on the system prompt, and a top-level one that
     the API places on the latest message, so a multi-turn run (and every subagent sharing tools)
@@ -41,6 +43,8 @@ def encode(system: str, messages: list[dict], tools: list[dict], model: str, max
     if system:
         body["system"] = [{"type": "text", "text": system, "cache_control": EPHEMERAL}]
     body["messages"] = messages
+    if stream:
+        body["stream"] = True
     return body
 
 

@@ -1,0 +1,75 @@
+"""The chat-completions stream, put back together into the body a non-streaming request returns,
+so one decoder reads both. Text is handed on as it arrives."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Callable, Iterable
+
+from agent.model.wire.messages_stream import BrokenStream
+
+
+def assemble(events: Iterable[tuple[str, str]], on_text: Callable[[str], None]) -> dict[str, Any]:
+    """The completion the chunks describe (an error body when a chunk carries an error); raises
+    BrokenStream when the stream stops before a choice has finished."""
+    body: dict[str, Any] = {"object": "chat.completion"}
+    message: dict[str, Any] = {"role": "assistant", "content": None}
+    calls: dict[int, dict[str, Any]] = {}
+    details: dict[Any, dict[str, Any]] = {}
+    finished = None
+    for _, data in events:
+        if data.strip() == "[DONE]":
+            break
+        try:
+            chunk = json.loads(data)
+        except ValueError:
+            continue
+        if not isinstance(chunk, dict):
+            continue
+        if chunk.get("error"):
+            return chunk
+        for key in ("id", "model", "created", "provider"):
+            if key in chunk:
+                body[key] = chunk[key]
+        if isinstance(chunk.get("usage"), dict):
+            body["usage"] = chunk["usage"]
+        choices = chunk.get("choices") or []
+        choice = choices[0] if choices and isinstance(choices[0], dict) else {}
+        _apply(message, calls, details, choice.get("delta") or {}, on_text)
+        if choice.get("finish_reason"):
+            finished = {k: choice[k] for k in ("finish_reason", "native_finish_reason", "error") if choice.get(k)}
+    if finished is None:
+        raise BrokenStream("the stream ended before the reply did")
+    if calls:
+        message["tool_calls"] = [calls[index] for index in sorted(calls)]
+    if details:
+        message["reasoning_details"] = list(details.values())
+    body["choices"] = [{"index": 0, **finished, "message": message}]
+    return body
+
+
+def _apply(message: dict, calls: dict[int, dict], details: dict, delta: dict, on_text: Callable[[str], None]) -> None:
+    if isinstance(delta.get("content"), str) and delta["content"]:
+        message["content"] = (message["content"] or "") + delta["content"]
+        on_text(delta["content"])
+    for key in ("reasoning", "refusal"):
+        if isinstance(delta.get(key), str) and delta[key]:
+            message[key] = (message.get(key) or "") + delta[key]
+    for part in delta.get("tool_calls") or []:
+        if not isinstance(part, dict):
+            continue
+        call = calls.setdefault(part.get("index", len(calls)), {"id": "", "type": "function",
+                                                                "function": {"name": "", "arguments": ""}})
+        call["id"] = part.get("id") or call["id"]
+        function = part.get("function") or {}
+        call["function"]["name"] += function.get("name") or ""
+        call["function"]["arguments"] += function.get("arguments") or ""
+    for detail in delta.get("reasoning_details") or []:
+        if not isinstance(detail, dict):
+            continue
+        merged = details.setdefault(detail.get("index", len(details)), {})
+        for key, value in detail.items():  # pieces of one detail arrive in order: text grows
+            if key in ("text", "summary", "data") and isinstance(value, str):
+                merged[key] = merged.get(key, "") + value
+            elif value is not None:
+                merged[key] = value
