@@ -42,6 +42,16 @@ def test_keys_never_reach_cassettes_traces_transcripts_or_errors(agent, monkeypa
     assert not any(KEY_SHAPES.search(text_) for text_ in written)
 
 
+def test_commands_never_see_the_provider_keys(agent, monkeypatch):
+    key = FAKE_KEYS[agent.provider]
+    monkeypatch.setenv("OPENROUTER_API_KEY" if agent.provider == "openrouter" else "ANTHROPIC_API_KEY", key)
+    agent.script(call("Bash", command="env | grep -c _API_KEY= ; echo listed"),
+                 lambda request: text(request.tool_results()[0]))
+    run = agent.run("Show the environment.")
+    assert run.stdout.splitlines()[-2:] == ["0", "listed"]
+    assert key not in "\n".join(run.bodies)
+
+
 def test_every_turn_is_appended_to_transcripts_main_and_subagent(agent):
     agent.script(
         call("Agent", description="look", prompt="List the files.", subagent_type="Explore"),

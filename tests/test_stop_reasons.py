@@ -161,3 +161,12 @@ def test_a_non_retryable_error_inside_the_first_choice_is_one_line(agent):
     run = agent.run("Say hi")
     assert run.exit_code == 1 and len(run.bodies) == 1
     assert len(error_lines(run.stderr)) == 1 and "Provider rejected the tool schema" in run.stderr
+
+
+def test_a_subagent_cut_off_says_so_to_its_parent(agent):
+    agent.script(call("Agent", description="summarise", prompt="Summarise the logs.", subagent_type="general-purpose"),
+                 stopped(text("The logs show three fail"), "max_tokens"),
+                 lambda request: text(request.tool_results()[0].split("\n\n<usage>")[0]))
+    run = agent.run("Summarise the logs with a subagent.")
+    assert run.stdout.startswith("[partial result: the general-purpose agent was cut off at the output token limit "
+                                 "before finishing]\nThe logs show three fail")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from agent.conversation import Stop
 from agent.errors import ProviderError
 from agent.skills.catalog import SHORTENED_NOTE, Entry, one_line, search
 from agent.subagents.definitions import AgentDefinition, filter_tools
@@ -24,6 +25,17 @@ INTRO = (
     "report. Write the prompt as a complete brief. Several Agent calls in one reply run at the same "
     "time. Available agent types:"
 )
+
+
+def _incomplete(result) -> str | None:
+    """Why a subagent's report is not a finished answer, or None when it is."""
+    if result.is_error:
+        return f"reached its turn limit ({result.turns} turns)"
+    return {
+        Stop.MAX_TOKENS: "was cut off at the output token limit",
+        Stop.REFUSAL: "refused to go on",
+        Stop.CONTEXT_EXCEEDED: "filled its model's context window",
+    }.get(result.stop_reason)
 
 
 def agent_entry(definition: AgentDefinition, offered: list[str]) -> Entry:
@@ -79,8 +91,9 @@ def agent_tool(agents: dict[str, AgentDefinition], entries: dict[str, Entry], li
             with session.lock:
                 session.running_subagents -= 1
         report = result.text.strip()
-        if result.is_error:
-            report = f"[partial result: the {kind} agent reached its turn limit ({result.turns} turns) before finishing]\n{report}"
+        why = _incomplete(result)
+        if why:
+            report = f"[partial result: the {kind} agent {why} before finishing]\n{report}"
         usage = result.usage
         return f"{report}\n\n<usage>turns: {result.turns}, input_tokens: {usage.input_tokens}, output_tokens: {usage.output_tokens}</usage>"
 

@@ -122,6 +122,16 @@ class ShellOutcome:
     stderr: str
 
 
+# The provider keys are ours, not the commands': a model that runs `env` must not put one into a
+# request (and from there into a cassette or a trace).
+SECRET_VARIABLES = ("OPENROUTER_API_KEY", "ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
+
+
+def command_environment() -> dict[str, str]:
+    """The environment commands run with: ours, less the provider keys."""
+    return {name: value for name, value in os.environ.items() if name not in SECRET_VARIABLES}
+
+
 def _kill_group(process: subprocess.Popen) -> None:
     try:
         os.killpg(process.pid, signal.SIGKILL)
@@ -136,6 +146,7 @@ def run_shell(command: str, cwd: Path, timeout_s: float, limit: int = STREAM_LIM
     process = subprocess.Popen(
         ["bash", "-c", command],
         cwd=cwd,
+        env=command_environment(),
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
