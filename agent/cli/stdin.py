@@ -63,3 +63,11 @@ def combine(prompt: str | None, piped: str | None) -> str | None:
     if prompt is not None and piped is not None:
         return f"{prompt}\n{piped}"
     return prompt if prompt is not None else piped
+
+
+def is_terminal(stream: IO | None) -> bool:
+    """Whether `stream` is a terminal a person types into."""
+    try:
+        return bool(stream is not None and stream.isatty())
+    except (AttributeError, ValueError):
+        return False
