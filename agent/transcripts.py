@@ -84,6 +84,7 @@ class Transcripts:
 
     def __init__(self, home: Path, cwd: Path, session_id: str | None = None):
         self.session_id = session_id or str(uuid.uuid4())
+        self.home = home
         self.cwd = cwd
         self.folder = project_folder(home, cwd)
         self._failed = threading.Event()  # warn once, then stop trying

@@ -18,6 +18,7 @@ from typing import IO, Sequence
 from agent.cli.build import run
 from agent.cli.options import parse
 from agent.cli.output import StreamJson, incomplete_because, print_json
+from agent.cli.stdin import is_terminal
 from agent.errors import AgentError
 
 log = logging.getLogger("agent")
@@ -47,8 +48,13 @@ def main(argv: Sequence[str] | None = None, stdin: IO | None = None) -> int:
         args = parse(argv)
         output_format = args.output_format
         _configure_logging(args.verbose)
+        stdin = sys.stdin if stdin is None else stdin
+        if not args.print and not args.replay and output_format == "text" and is_terminal(stdin):
+            from agent.cli.interactive import run_interactive  # prompt_toolkit and rich: only here
+
+            return run_interactive(args, os.environ, args.prompt)
         stream = StreamJson(args.include_partial_messages) if output_format == "stream-json" else None
-        result, session = run(args, os.environ, sys.stdin if stdin is None else stdin, stream)
+        result, session = run(args, os.environ, stdin, stream)
     except AgentError as exc:
         print(f"error: {exc}", file=sys.stderr)
         if output_format in ("json", "stream-json"):

@@ -20,7 +20,7 @@ log = logging.getLogger("agent")
 def run(args: argparse.Namespace, env: Mapping[str, str], stdin: IO | None = None, stream=None):
     """Run the prompt of `args` (with what was piped into `stdin`), printing stream-json lines
     through `stream` when given; returns (result, session)."""
-    from agent.run import run_prompt
+    from agent.run import MainConversation
 
     Environment(env)  # every variable the user set is checked before anything else happens
     args.prompt = combine(args.prompt, read_piped(stdin))
@@ -30,12 +30,33 @@ def run(args: argparse.Namespace, env: Mapping[str, str], stdin: IO | None = Non
     if not args.prompt.strip():
         raise UsageError("the prompt is empty")
     environment = Environment(env)  # a replay's: the recorded variables instead of the user's
+    if stream is None and args.include_partial_messages:  # a replay of streamed replies streams too
+        stream = _Unshown()
     session, history = build_session(args, environment, stream, recorded)
     if stream is not None:
         stream.session = session
     session.client.limits.thinking(session.model)  # a thinking budget that leaves no room fails before any request
+    # a recorded interactive session replays by sending its recorded turns again, in order
+    earlier = (recorded.setup.get("prompts") or [])[:-1] if recorded and not recorded.inferred else []
+    conversation = MainConversation(session, history)
     with recording(args, session, environment):
-        return run_prompt(args.prompt, session, history), session
+        for prompt in earlier:
+            answer = conversation.turn(prompt)
+            log.info("replayed turn %r: %s", prompt[:60], " ".join(answer.text.split())[:200])
+        return conversation.turn(args.prompt), session
+
+
+class _Unshown:
+    """An observer for a replay of streamed replies that nobody watches: they stream, unseen."""
+
+    wants_text = True
+    session = None
+
+    def message(self, agent, message) -> None:
+        pass
+
+    def text(self, agent, delta) -> None:
+        pass
 
 
 def replay_setup(args: argparse.Namespace, env: Mapping[str, str]):

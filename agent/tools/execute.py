@@ -81,14 +81,28 @@ def _run(call: ToolCall, tool: Tool, context: Any) -> dict[str, Any]:
 
 
 def _permission_refusal(call: ToolCall, tool: Tool, context: Any) -> str | None:
-    """Why the running agent's permission policy refuses this call (None when it may run). In -p
-    mode nobody can be asked, so a call that needs approval and has none is refused."""
+    """Why the running agent's permission policy refuses this call (None when it may run). A call
+    that needs approval (or matches an ask rule) is put to the person when the session has an
+    `approver` (interactive mode): once, always (its rule is added for the rest of the session),
+    or no. In -p mode nobody can be asked, so such a call is refused."""
     policy = getattr(getattr(context, "agent", None), "policy", None)
     if policy is None:
         return None
     decision = policy.check(call.name, call.arguments, tool.read_only)
     if decision.allowed:
         return None
+    approver = getattr(context.session, "approver", None)
+    if approver is not None and decision.kind in ("approval", "ask"):
+        answer = approver(call.name, call.arguments)
+        if answer == "always":
+            rule = decision.suggestion or call.name
+            context.agent.policy = policy.with_allowed([rule])
+            if context.session.policy is not None:  # subagents started later inherit it too
+                context.session.policy = context.session.policy.with_allowed([rule])
+        if answer in ("once", "always"):
+            return None
+        context.session.record_denial(call.name, call.id, call.arguments)
+        return f"The user did not allow this {call.name} call. Do not try it again; ask the user or do something else."
     context.session.record_denial(call.name, call.id, call.arguments)
     return decision.reason
 

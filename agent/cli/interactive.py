@@ -1,0 +1,249 @@
+"""An interactive session: a conversation at a terminal, on the same session, loop and recording
+as `-p`. Each line the user submits is one turn; the answer streams onto the screen; each tool
+call is one compact line; calls that need approval ask the person. Built-in slash commands manage
+the session; `/name args` runs a skill as in `-p`."""
+
+from __future__ import annotations
+
+import argparse
+import re
+from pathlib import Path
+from typing import Mapping
+
+from agent.cli.environment import Environment
+from agent.cli.terminal import Terminal, summary
+from agent.errors import AgentError
+
+BUILTINS = {
+    "help": "list the commands",
+    "clear": "start a new conversation",
+    "cost": "tokens and cost so far",
+    "model": "show or change the model: /model [name]",
+    "skills": "the skills found, and where",
+    "agents": "the agent types found, and where",
+    "resume": "continue a recent session of this folder",
+    "exit": "end the session",
+}
+_MENTION = re.compile(r"(?:^|(?<=\s))@(\S+)")
+MAX_MENTION_CHARS = 50_000
+
+
+class _Screen:
+    """The session's observer: shows the model's work on the terminal as it happens."""
+
+    def __init__(self, terminal: Terminal) -> None:
+        self.terminal = terminal
+        self.calls: dict[str, tuple[int, str]] = {}
+
+    wants_text = True  # the answer should stream
+
+    def message(self, agent, message: dict) -> None:
+        content = message.get("content")
+        if not isinstance(content, list):
+            return
+        for block in content:
+            if block.get("type") == "tool_use":
+                label = f"{block['name']}({_argument(block.get('input') or {})})"
+                self.calls[block["id"]] = (agent.depth, label)
+                self.terminal.tool_call(agent.depth, label)
+            elif block.get("type") == "tool_result" and block.get("tool_use_id") in self.calls:
+                depth, _ = self.calls.pop(block["tool_use_id"])
+                text = str(block.get("content") or "")
+                self.terminal.tool_result(depth, ("error: " if block.get("is_error") else "") + summary(text))
+
+    def text(self, agent, delta: str) -> None:
+        if agent.depth == 0:
+            self.terminal.answer_text(delta)
+
+
+def _argument(arguments: dict) -> str:
+    """The one argument that says what a call does."""
+    for key in ("file_path", "command", "pattern", "skill", "subagent_type", "description", "path"):
+        if isinstance(arguments.get(key), str):
+            value = " ".join(arguments[key].split())
+            return value if len(value) <= 60 else value[:59] + "…"
+    return ""
+
+
+def run_interactive(args: argparse.Namespace, env: Mapping[str, str], first_prompt: str | None) -> int:
+    """Hold a conversation at the terminal until /exit, Ctrl-D, or Ctrl-C twice at an empty prompt."""
+    from agent.cli.build import build_session, recording
+    from agent.run import MainConversation
+
+    environment = Environment(env)
+    args.include_partial_messages = True  # replies stream onto the screen; a recording says so
+    home = Path.home()
+    terminal = Terminal(Path.cwd(), home / ".cache" / "agent" / "history", {**BUILTINS})
+    screen = _Screen(terminal)
+    session, history = build_session(args, environment, screen)
+    session.approver = lambda tool, arguments: {"y": "once", "a": "always", "n": "no"}[terminal.ask(
+        f"Allow {tool}({_argument(arguments)})? y: yes, a: always (this session), n: no", "yan")]
+    terminal.prompt.completer.commands.update({name: "skill" for name, s in session.skills.items() if s.user_invocable})
+    conversation = MainConversation(session, history)
+    terminal.say(f"agent · {session.model} · {session.workspace.cwd}", "bold")
+    terminal.say("Type a message, /help for commands, Ctrl-D to quit.", "dim")
+    turns: list[str] = []  # what a recording stores: every prompt sent, so a replay can send them again
+    with recording(args, session, environment, turns):
+        return _loop(terminal, session, conversation, first_prompt, args, turns)
+
+
+def _loop(terminal: Terminal, session, conversation, first_prompt: str | None, args, turns: list[str]) -> int:
+    """Read and answer lines until the session ends; returns the exit code (0)."""
+    pending, interrupted = first_prompt, False
+    while True:
+        try:
+            if pending is not None:
+                line, pending = pending, None
+            else:
+                line = terminal.read()
+            interrupted = False
+            outcome = _handle(line, terminal, session, conversation, args, turns)
+        except EOFError:
+            return 0
+        except KeyboardInterrupt:  # at the prompt (a turn handles its own): twice in a row quits
+            if interrupted:
+                return 0
+            interrupted = True
+            terminal.say("(Ctrl-C again to quit)", "dim")
+            continue
+        if outcome == "exit":
+            return 0
+        if outcome is not None:
+            conversation = outcome
+
+
+def _handle(line: str, terminal: Terminal, session, conversation, args, turns: list[str]):
+    """One line: a built-in command, a hint for an unknown one, or a turn of the conversation.
+    Returns "exit", a new conversation, or None."""
+    if not line.strip():
+        return None
+    word = line.split()[0]
+    if word.startswith("/") and word[1:] in BUILTINS:
+        return _builtin(word[1:], line[len(word):].strip(), terminal, session, conversation, args)
+    if word.startswith("/") and word[1:] not in session.skills:
+        terminal.say(f"Unknown command {word}; /help lists the commands and skills.", "yellow")
+        return None
+    prompt = _with_mentions(line, session.workspace.cwd)
+    turns.append(prompt)
+    _turn(terminal, conversation, prompt)
+    return None
+
+
+def _turn(terminal: Terminal, conversation, prompt: str) -> None:
+    terminal.waiting()
+    try:
+        result = conversation.turn(prompt)
+    except KeyboardInterrupt:
+        terminal.answer_done("")
+        terminal.say("(cancelled; the conversation is as it was before that message)", "dim")
+        return
+    except AgentError as error:
+        terminal.answer_done("")
+        terminal.say(f"error: {error}", "red")
+        return
+    terminal.answer_done(result.text.strip())
+    if result.subtype == "error_max_turns":
+        terminal.say(f"(stopped at the turn limit: {result.turns} turns)", "yellow")
+
+
+def _builtin(name: str, rest: str, terminal: Terminal, session, conversation, args):
+    """Run a built-in command; returns "exit", a new conversation, or None."""
+    from agent.model.pricing import total_cost_usd
+    from agent.model.providers import resolve_model
+    from agent.run import MainConversation
+
+    if name == "exit":
+        return "exit"
+    if name == "help":
+        for command, meaning in BUILTINS.items():
+            terminal.say(f"/{command:<8} {meaning}")
+        for skill in session.skills.values():
+            if skill.user_invocable:
+                terminal.say(f"/{skill.name:<8} {skill.description[:70]}", "dim")
+        terminal.say("@path in a message adds that file; Alt-Enter starts a new line.", "dim")
+    elif name == "clear":
+        _new_session(session)
+        terminal.say("(new conversation)", "dim")
+        return MainConversation(session)
+    elif name == "cost":
+        usage = session.client.usage
+        cost = total_cost_usd(session.client.usage_by_model)
+        terminal.say(f"{usage.requests} requests, {usage.input_tokens} input + {usage.output_tokens} output tokens "
+                     f"({usage.cache_read_tokens} read from cache), "
+                     + (f"${cost:.4f}" if cost is not None else "cost unknown for this model"))
+    elif name == "model":
+        if rest:
+            session.model = conversation.agent.model = resolve_model([rest], session.model_aliases, session.model)
+        terminal.say(f"model: {session.model}")
+    elif name == "skills":
+        for skill in session.skills.values():
+            terminal.say(f"{skill.name} ({skill.source}, {skill.path})")
+        if not session.skills:
+            terminal.say("no skills found (.claude/skills/<name>/SKILL.md)")
+    elif name == "agents":
+        for definition in session.agents.values():
+            where = f", {definition.path}" if definition.path else ""
+            terminal.say(f"{definition.name} ({definition.source}{where})")
+    elif name == "resume":
+        return _resume(terminal, session, args)
+    return None
+
+
+def _new_session(session, session_id: str | None = None) -> None:
+    """Point the session at a new (or the given) transcript."""
+    import uuid
+
+    from agent.transcripts import Transcripts
+
+    session.session_id = session_id or str(uuid.uuid4())
+    if session.transcripts is not None:
+        session.transcripts = Transcripts(session.transcripts.home, session.workspace.cwd, session.session_id)
+
+
+def _resume(terminal: Terminal, session, args):
+    from agent.run import MainConversation
+    from agent.transcripts import project_folder, read_conversation
+
+    folder = project_folder(Path.home(), session.workspace.cwd)
+    recent = sorted(folder.glob("*.jsonl"), key=lambda path: path.stat().st_mtime, reverse=True)[:10]
+    recent = [path for path in recent if path.stem != session.session_id]
+    if not recent:
+        terminal.say("no earlier sessions in this folder")
+        return None
+    for number, path in enumerate(recent, 1):
+        terminal.say(f"{number}. {path.stem}  {_first_prompt(path)}")
+    choice = terminal.ask("Resume which?", "".join(str(n) for n in range(1, len(recent) + 1))[:9] + "q")
+    if choice == "q":
+        return None
+    path = recent[int(choice) - 1]
+    _new_session(session, path.stem)
+    terminal.say(f"(resumed {path.stem})", "dim")
+    return MainConversation(session, read_conversation(path))
+
+
+def _first_prompt(path: Path) -> str:
+    from agent.transcripts import read_conversation
+
+    for message in read_conversation(path):
+        content = message["content"]
+        if message["role"] == "user" and isinstance(content, str):
+            return " ".join(content.split())[:60]
+        if message["role"] == "user" and isinstance(content, list):
+            texts = [b.get("text", "") for b in content if b.get("type") == "text"]
+            if texts:
+                return " ".join(texts[-1].split())[:60]
+    return ""
+
+
+def _with_mentions(line: str, cwd: Path) -> str:
+    """`line` with the contents of each `@path` it mentions (an existing file) added after it."""
+    added = []
+    for mention in _MENTION.findall(line):
+        path = (cwd / mention).resolve() if not Path(mention).is_absolute() else Path(mention)
+        try:
+            if path.is_file():
+                text = path.read_bytes()[:MAX_MENTION_CHARS].decode("utf-8", errors="replace")
+                added.append(f"Contents of {mention}:\n```\n{text.rstrip()}\n```")
+        except OSError:
+            continue
+    return "\n\n".join([line, *added])

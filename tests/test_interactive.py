@@ -1,0 +1,310 @@
+"""The interactive mode, driven as a person drives it: the real program in a pseudo-terminal
+(pexpect), against the scripted model over loopback (vcrpy cannot see a subprocess, as in the
+tester-style tests). Each test is a short session."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import time
+
+import pexpect
+import pytest
+
+from conftest import REPO
+from scripted_model import ScriptedModel, call, text
+
+PROMPT_READY = "\x1b[?2004h"  # prompt_toolkit turns bracketed paste on each time it waits for a line
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b[()][AB0]|\x08")
+
+
+class Session:
+    """One interactive session in a pty: `send` a line, `expect` what the screen shows (escape
+    sequences removed, so styled words read as plain text)."""
+
+    def __init__(self, model: ScriptedModel, workspace, home, *flags: str) -> None:
+        env = {k: v for k, v in os.environ.items()
+               if not k.startswith(("OPENROUTER_", "ANTHROPIC_", "AGENT_", "CLAUDE_")) and k not in ("COLUMNS", "LINES")}
+        env.update(HOME=str(home), OPENROUTER_BASE_URL=model.base + "/api/v1", OPENROUTER_API_KEY="dummy-key",
+                   TERM="xterm", PROMPT_TOOLKIT_NO_CPR="1")
+        self.child = pexpect.spawn(str(REPO / "your_program.sh"), list(flags), cwd=str(workspace), env=env,
+                                   encoding="utf-8", timeout=20, dimensions=(40, 200))
+        self.raw = ""  # everything the program wrote
+        self.read_to = 0  # how far `raw` has been searched for prompts
+        self.seen = ""  # all of it, without escape sequences
+        self.seen_to = 0  # how far `seen` has been matched
+
+    def _wait(self, found, timeout: float = 20) -> None:
+        deadline = time.monotonic() + timeout
+        while not found():
+            try:
+                self.raw += self.child.read_nonblocking(4096, timeout=max(0.05, deadline - time.monotonic()))
+            except pexpect.TIMEOUT:
+                raise AssertionError(f"not seen in time; the screen ends with: {ANSI.sub('', self.raw)[-600:]!r}") from None
+            except pexpect.EOF:
+                raise AssertionError(f"the program ended; the screen ends with: {ANSI.sub('', self.raw)[-600:]!r}") from None
+            self.seen = ANSI.sub("", self.raw)
+
+    def ready(self) -> None:
+        """Wait until the program waits for the next line."""
+        def found() -> bool:
+            at = self.raw.find(PROMPT_READY, self.read_to)
+            if at >= 0:
+                self.read_to = at + len(PROMPT_READY)
+            return at >= 0
+        self._wait(found)
+
+    def expect(self, pattern: str) -> None:
+        """Wait until text matching `pattern` shows after what was matched before."""
+        def found() -> bool:
+            match = re.compile(pattern).search(self.seen, self.seen_to)
+            if match:
+                self.seen_to = match.end()
+            return match is not None
+        self._wait(found)
+
+    def send(self, line: str) -> None:
+        self.child.send(line + "\r")
+
+    def end(self) -> int:
+        self.child.expect(pexpect.EOF)
+        self.raw += self.child.before or ""
+        self.seen = ANSI.sub("", self.raw)
+        self.child.close()
+        return self.child.exitstatus
+
+
+@pytest.fixture
+def model():
+    served = ScriptedModel()
+    yield served
+    served.close()
+
+
+@pytest.fixture
+def start(model, tmp_path):
+    """start(*flags, bypass=True): a session in a fresh workspace and home."""
+    workspace, home = tmp_path / "workspace", tmp_path / "home"
+    workspace.mkdir()
+    (home / ".claude").mkdir(parents=True)
+
+    def begin(*flags: str, bypass: bool = True) -> Session:
+        mode = "bypassPermissions" if bypass else "default"
+        (home / ".claude" / "settings.json").write_text(json.dumps({"permissions": {"defaultMode": mode}}))
+        session = Session(model, workspace, home, *flags)
+        session.workspace, session.home = workspace, home
+        return session
+
+    return begin
+
+
+def texts(request) -> list[str]:
+    """Every text of a request's conversation, in order."""
+    found = []
+    for message in request.messages:
+        content = message["content"]
+        found += [content] if isinstance(content, str) else [p.get("text") or p.get("content") or "" for p in content]
+    return found
+
+
+def test_two_turns_share_one_conversation_and_exit_is_clean(model, start):
+    model.script(text("Hello! I am **agent**."), text("You said hi."))
+    session = start()
+    session.ready()
+    assert "agent" in session.seen and "/help" in session.seen and str(session.workspace) in session.seen
+    session.send("Hi")
+    session.expect("Hello! I am agent.")  # rendered as Markdown: no asterisks
+    session.ready()
+    session.send("What did I say?")
+    session.expect("You said hi.")
+    session.ready()
+    session.send("/exit")
+    assert session.end() == 0
+    assert texts(model.requests[1])[:3] == ["Hi", "Hello! I am **agent**.", "What did I say?"]
+
+
+def test_each_tool_call_is_one_line_with_a_short_result(model, start):
+    model.script(call("Read", file_path="note.txt"), text("It says kumquat."))
+    session = start()
+    (session.workspace / "note.txt").write_text("kumquat\nsecond line\n")
+    session.ready()
+    session.send("Read note.txt")
+    session.expect("It says kumquat.")
+    assert "● Read(note.txt)" in session.seen and "⎿ kumquat (+1 lines)" in session.seen
+    session.ready()
+    session.child.sendeof()
+    assert session.end() == 0
+
+
+def test_ctrl_c_cancels_a_slow_turn_and_the_conversation_is_as_it_was(model, start):
+    model.script(text("too late", delay_s=8), text("Quick answer."))
+    session = start()
+    session.ready()
+    session.send("A slow question")
+    session.expect("thinking")
+    session.child.sendcontrol("c")
+    session.expect(r"\(cancelled")
+    session.ready()
+    session.send("A quick one")
+    session.expect("Quick answer.")
+    session.ready()
+    session.child.sendcontrol("c")
+    session.expect("Ctrl-C again")
+    session.ready()
+    session.child.sendcontrol("c")
+    assert session.end() == 0
+    assert texts(model.requests[-1]) == ["A quick one"]
+
+
+def test_an_approval_is_asked_and_answered_yes_no_and_always(model, start):
+    model.script(call("Bash", command="echo approved-run"), text("ran it"),
+                 call("Bash", command="touch refused-file"), text("could not"),
+                 call("Bash", command="echo again"), call("Bash", command="echo again"), text("twice"))
+    session = start(bypass=False)
+    session.ready()
+    session.send("Run the first")
+    session.expect(r"Allow Bash\(echo approved-run\)\?")
+    session.send("y")
+    session.expect("ran it")
+    assert "approved-run" in json.dumps(model.requests[1].body)
+    session.ready()
+    session.send("Run the second")
+    session.expect(r"Allow Bash\(touch refused-file\)\?")
+    session.send("n")
+    session.expect("could not")
+    assert not (session.workspace / "refused-file").exists()
+    assert "The user did not allow this Bash call" in json.dumps(model.requests[3].body)
+    session.ready()
+    session.send("Run it twice")
+    session.expect(r"Allow Bash\(echo again\)\?")
+    session.send("a")
+    session.expect("twice")  # the second, identical call was not asked about (it would wait for an answer)
+    assert json.dumps(model.requests[-1].body).count("again") >= 4
+    session.ready()
+    session.send("/exit")
+    assert session.end() == 0
+
+
+def test_built_in_commands(model, start):
+    model.allowed_model_prefix = ""  # /model changes it
+    model.script(text("first answer"), text("fresh answer"))
+    session = start()
+    (session.workspace / ".claude/skills/tidy").mkdir(parents=True)
+    (session.workspace / ".claude/skills/tidy/SKILL.md").write_text("---\ndescription: Tidies up.\n---\nTidy.\n")
+    session.ready()
+    session.send("Hello")
+    session.expect("first answer")
+    session.ready()
+    session.send("/cost")
+    session.expect(r"1 requests, \d+ input \+ \d+ output tokens")
+    session.ready()
+    session.send("/nonsense")
+    session.expect("Unknown command /nonsense; /help lists the commands and skills.")
+    session.ready()
+    session.send("/skills")
+    session.expect(r"tidy \(project, .*SKILL.md\)")
+    session.ready()
+    session.send("/agents")
+    session.expect(r"general-purpose \(builtin\)")
+    session.ready()
+    session.send("/model sonnet")
+    session.expect("model: anthropic/claude-sonnet-4.5")
+    session.ready()
+    session.child.send("/cle\t")  # Tab completes the command
+    session.expect("/clear")
+    session.send("")
+    session.expect(r"\(new conversation\)")
+    session.ready()
+    session.send("Start over")
+    session.expect("fresh answer")
+    session.ready()
+    session.send("/exit")
+    assert session.end() == 0
+    assert texts(model.requests[-1]) == ["Start over"] and model.requests[-1].body["model"] == "anthropic/claude-sonnet-4.5"
+
+
+def test_a_mention_adds_the_file_and_alt_enter_adds_a_line(model, start):
+    model.script(text("summarised"))
+    session = start()
+    (session.workspace / "notes.md").write_text("Ship on Friday.\n")
+    session.ready()
+    session.child.send("Summarise @notes.md\x1b\r")  # Alt-Enter: a new line, not sent yet
+    session.send("in one line")
+    session.expect("summarised")
+    session.ready()
+    session.send("/exit")
+    assert session.end() == 0
+    sent = texts(model.requests[0])[-1]
+    assert sent.startswith("Summarise @notes.md\nin one line") and "Contents of notes.md:\n```\nShip on Friday.\n```" in sent
+    assert "Summarise @notes.md" in (session.home / ".cache/agent/history").read_text()  # kept for the next session
+
+
+def test_a_recorded_session_replays_its_turns_without_a_terminal(model, start, tmp_path):
+    model.script(call("Bash", command="date +%s%N"), text("noted the time"), text("second turn done"))
+    session = start("--record", str(tmp_path / "session.yaml"))
+    session.ready()
+    session.send("What time is it?")
+    session.expect("noted the time")
+    session.ready()
+    session.send("And now?")
+    session.expect("second turn done")
+    session.ready()
+    session.send("/exit")
+    assert session.end() == 0
+    replay = subprocess.run([str(REPO / "your_program.sh"), "--replay", str(tmp_path / "session.yaml"), "--replay-tools"],
+                            cwd=tmp_path, env={**os.environ, "HOME": str(session.home)}, stdin=subprocess.DEVNULL,
+                            capture_output=True, text=True, timeout=60)
+    assert (replay.returncode, replay.stdout) == (0, "second turn done\n"), replay.stderr
+
+
+def test_output_that_is_not_a_terminal_gets_no_colours_or_cursor_movement(model, tmp_path):
+    model.script(text("Plain **answer** here."))
+    (tmp_path / "home").mkdir()
+    out = tmp_path / "out.txt"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENROUTER_", "ANTHROPIC_", "AGENT_", "CLAUDE_"))}
+    env.update(HOME=str(tmp_path / "home"), OPENROUTER_BASE_URL=model.base + "/api/v1", OPENROUTER_API_KEY="dummy-key",
+               TERM="xterm")
+    child = pexpect.spawn("bash", ["-c", f"'{REPO / 'your_program.sh'}' > '{out}'"], cwd=str(tmp_path), env=env,
+                          encoding="utf-8", timeout=20)
+    child.expect_exact("> ")  # the prompt goes to stderr, the terminal; the answer to the file
+    child.send("Say it\r")
+    child.expect_exact("> ")
+    child.sendeof()
+    child.expect(pexpect.EOF)
+    written = out.read_text()
+    assert "Plain **answer** here." in written and "\x1b" not in written
+
+
+def test_resume_and_continue_pick_up_an_earlier_session(model, start):
+    model.script(text("Noted: Ada."), text("Your name is Ada."), text("Still Ada."))
+    first = start()
+    first.ready()
+    first.send("My name is Ada.")
+    first.expect("Noted: Ada.")
+    first.ready()
+    first.send("/exit")
+    assert first.end() == 0
+    second = start()
+    second.ready()
+    second.send("/resume")
+    second.expect(r"1\. [0-9a-f-]{36}  My name is Ada\.")
+    second.expect("Resume which")
+    second.send("1")
+    second.expect(r"\(resumed ")
+    second.ready()
+    second.send("What is my name?")
+    second.expect("Your name is Ada.")
+    second.ready()
+    second.send("/exit")
+    assert second.end() == 0
+    third = start("--continue")
+    third.ready()
+    third.send("And now?")
+    third.expect("Still Ada.")
+    third.ready()
+    third.child.sendeof()
+    assert third.end() == 0
+    assert texts(model.requests[1])[:3] == ["My name is Ada.", "Noted: Ada.", "What is my name?"]
+    assert texts(model.requests[2])[:5] == ["My name is Ada.", "Noted: Ada.", "What is my name?", "Your name is Ada.", "And now?"]
