@@ -37,6 +37,7 @@ def discover(project, home, cache_file):
     cache = FrontmatterCache(cache_file)
     skills = discover_skills(project, home, cache)
     agents = discover_agents(project, home, None, cache)
+    cache.report()
     cache.save()
     return skills, agents
 
@@ -121,3 +122,17 @@ def test_an_alias_bomb_is_parsed_but_not_cached(tmp_path, home):
     [skill], _ = discover(project, home, cache_file)
     assert skill.description == "Big."
     assert not cache_file.exists() or "bomb" not in cache_file.read_text()
+
+
+def test_many_lenient_files_are_one_warning_and_each_a_verbose_line(tmp_path, home, caplog):
+    project = tmp_path / "p"
+    for name in ("one", "two", "three"):
+        old_file(project / f".claude/skills/{name}/SKILL.md", f"---\ndescription: Handles {name}: fast\n---\n")
+    with caplog.at_level(logging.INFO, logger="agent"):
+        skills, _ = discover(project, home, tmp_path / "frontmatter.json")
+    assert len(skills) == 3
+    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    infos = [r.getMessage() for r in caplog.records if r.levelno == logging.INFO and "read with its one-line" in r.getMessage()]
+    assert len(infos) == 3 and len(warnings) == 1
+    assert warnings[0].startswith("3 definition files have YAML that was read leniently, the first: ")
+    assert warnings[0].endswith("(--verbose lists them all)")

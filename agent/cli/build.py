@@ -112,6 +112,7 @@ def build_session(args: argparse.Namespace, environment: Environment, observer=N
     added = tuple(Path(cwd, folder).expanduser() for folder in args.add_dirs)
     skills = {skill.name: skill for skill in discover_skills(cwd, home, cache, added)}
     agents = discover_agents(cwd, home, args.agents, cache)
+    cache.report()
     if not args.replay_tools:  # --replay-tools changes nothing on disk
         cache.save()
     policy = load_policy(cwd, home, args.permission_mode, args.allowed_tools, args.disallowed_tools,

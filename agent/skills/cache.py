@@ -42,6 +42,20 @@ class FrontmatterCache:
         self.path = path
         self.entries: dict[str, dict[str, Any]] = _load(path) if path else {}
         self.changed = False
+        self.lenient: list[str] = []  # the warnings of files read leniently, reported together
+
+    def report(self) -> None:
+        """Say which files had YAML that needed lenient reading: one warning for one file; for
+        several, one warning naming the first and how many, and each under --verbose (a large
+        public collection has dozens, and a warning each on every run would bury the rest)."""
+        if len(self.lenient) == 1:
+            log.warning(self.lenient[0])
+        elif self.lenient:
+            for warning in self.lenient:
+                log.info(warning)
+            log.warning(f"{len(self.lenient)} definition files have YAML that was read leniently, the first: "
+                        f"{self.lenient[0]} (--verbose lists them all)")
+        self.lenient = []
 
     def read(self, path: Path | str) -> dict[str, Any]:
         """The frontmatter fields of the definition file at `path` (its warning, if any, logged
@@ -50,18 +64,19 @@ class FrontmatterCache:
         stat = os.stat(path)
         if not S_ISREG(stat.st_mode):
             raise FileNotFoundError(f"not a regular file: {path}")
-        key = os.path.abspath(path)
+        key = path if isinstance(path, str) and os.path.isabs(path) else os.path.abspath(path)
         entry = self.entries.get(key)
         if not (entry and entry.get("size") == stat.st_size and entry.get("mtime_ns") == stat.st_mtime_ns):
             entry, fields = _parse(path, stat)
             if fields is not None:
+                self.lenient += [entry["warning"]] if entry["warning"] else []
                 return fields  # too large to cache: used as parsed, this once
             if self.path and time.time() - stat.st_mtime > RACY_SECONDS:
                 self.entries.pop(key, None)
                 self.entries[key] = entry  # the newest last, so pruning drops the oldest
                 self.changed = True
         if entry.get("warning"):
-            log.warning(entry["warning"])
+            self.lenient.append(entry["warning"])
         if entry.get("error") is not None:
             raise FrontmatterError(entry["error"])
         return entry["fields"]
@@ -105,8 +120,6 @@ def _parse(path: Path, stat: os.stat_result) -> tuple[dict[str, Any], dict[str, 
     try:
         entry["fields"] = _plain(fields)
     except _TooLarge:
-        if entry["warning"]:
-            log.warning(entry["warning"])
         return entry, fields
     return entry, None
 

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from functools import cached_property
 
 from agent.skills.discovery import Skill
 
@@ -37,11 +38,11 @@ class Entry:
 
     name: str
     description: str
-    # where sentences end: shortening at any cap is then a lookup, not a scan
-    sentence_ends: list[int] = field(init=False, repr=False, compare=False)
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "sentence_ends", [m.start() for m in _SENTENCE_END.finditer(self.description)])
+    @cached_property
+    def sentence_ends(self) -> list[int]:
+        """Where sentences end: shortening at any cap is then a lookup, not a scan."""
+        return [m.start() for m in _SENTENCE_END.finditer(self.description)]
 
     def shortened(self, cap: int) -> str:
         """The description in at most `cap` characters: as many whole sentences as fit, else the
@@ -83,6 +84,8 @@ def fit(entries: list[Entry], budget: int = CATALOG_BUDGET_CHARS) -> tuple[list[
     if sum(len(line) + 1 for line in full) <= budget:
         return full, False
     names = sum(len(entry.name) + 3 for entry in entries)  # "- name" and a newline
+    if names + len(entries) * (MIN_DESCRIPTION_CHARS + 2) > budget:  # not even a word each: names only
+        return [f"- {entry.name}" for entry in entries], True
     low, high = 0, max(len(entry.description) for entry in entries)
     while low < high:  # the largest cap whose lines fit
         middle = (low + high + 1) // 2

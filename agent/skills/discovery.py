@@ -76,8 +76,10 @@ def discover_skills(cwd: Path, home: Path, cache: FrontmatterCache | None = None
                     added: tuple[Path, ...] = ()) -> list[Skill]:
     """Every usable skill of the project (`<cwd>/.claude/skills`, then each `--add-dir` folder's)
     and the user (`<home>/.claude/skills`), sorted by name; a project skill hides a later one and
-    a user skill of the same name. Only frontmatter is read (through `cache` when given).
-    Unusable SKILL.md files are skipped with one warning each."""
+    a user skill of the same name. Only frontmatter is read (through `cache` when given; the
+    caller then reports its lenient reads). Unusable SKILL.md files are skipped with one warning
+    each."""
+    own_cache = cache is None
     cache = cache or FrontmatterCache(None)
     project_root = Path(cwd) / ".claude" / "skills"
     user_root = Path(home) / ".claude" / "skills"
@@ -85,14 +87,15 @@ def discover_skills(cwd: Path, home: Path, cache: FrontmatterCache | None = None
     for root in (project_root, *(Path(folder) / ".claude" / "skills" for folder in added)):
         for skill in _skills_in(root, "project", cache):
             found.setdefault(skill.name, skill)
-    if _same_directory(project_root, user_root):
-        return sorted(found.values(), key=lambda skill: skill.name)
-    for skill in _skills_in(user_root, "user", cache):
+    # A home inside the project would otherwise load the same skills twice.
+    for skill in [] if _same_directory(project_root, user_root) else _skills_in(user_root, "user", cache):
         if skill.name in found:
             log.info(f"skill {skill.name!r}: the project skill in {found[skill.name].folder} "
                      f"overrides the user skill in {skill.folder}")
             continue
         found[skill.name] = skill
+    if own_cache:
+        cache.report()
     return sorted(found.values(), key=lambda skill: skill.name)
 
 
@@ -145,7 +148,8 @@ def _skills_in(root: Path, source: str, cache: FrontmatterCache) -> list[Skill]:
             if not entry.is_dir():
                 continue
             fields = cache.read(path)
-            skills.append(skill_from_fields(fields, Path(os.path.abspath(entry.path)), source))
+            folder = entry.path if os.path.isabs(entry.path) else os.path.abspath(entry.path)
+            skills.append(skill_from_fields(fields, Path(folder), source))
         except FileNotFoundError:  # a folder without a SKILL.md is not a skill
             continue
         except OSError as error:

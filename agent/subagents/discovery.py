@@ -40,8 +40,9 @@ def discover_agents(cwd: Path, home: Path, cli_agents: str | None = None,
     (`<home>/.claude/agents/**/*.md`), then project agents (`.claude/agents/**/*.md` in cwd and each
     parent up to the repository root, the nearest winning), then `cli_agents` (the --agents value),
     each overriding the ones before on a name clash. Only frontmatter is read (through `cache`
-    when given). Unusable files are skipped with one warning each; a bad --agents value raises
+    when given; the caller then reports its lenient reads). Unusable files are skipped with one warning each; a bad --agents value raises
     UsageError."""
+    own_cache = cache is None
     cache = cache or FrontmatterCache(None)
     from_cli = parse_cli_agents(cli_agents, cwd) if cli_agents is not None else {}
     project_roots = [folder / ".claude" / "agents" for folder in project_folders(Path(cwd))]
@@ -63,6 +64,8 @@ def discover_agents(cwd: Path, home: Path, cli_agents: str | None = None,
                 log.info(f"agent {name!r}: the {_origin(definition)} overrides the {_origin(found[name])}")
             found[name] = definition
     _warn_about_unknown_tools(found.values())
+    if own_cache:
+        cache.report()
     return dict(sorted(found.items()))
 
 
