@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import json
+import logging
 import os
 import re
 import sys
@@ -197,6 +198,29 @@ def home(tmp_path: Path) -> Path:
     path = tmp_path / "home"
     path.mkdir()
     return path
+
+
+@pytest.fixture
+def cwd(tmp_path: Path) -> Path:
+    """A workspace folder for unit tests of settings and permissions."""
+    path = tmp_path / "work"
+    path.mkdir()
+    return path
+
+
+@pytest.fixture
+def warnings():
+    """Warning lines logged on the "agent" logger (the CLI may have turned its propagation off)."""
+    lines: list[str] = []
+
+    class Collect(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            lines.append(record.getMessage())
+
+    handler, logger = Collect(level=logging.WARNING), logging.getLogger("agent")
+    logger.addHandler(handler)
+    yield lines
+    logger.removeHandler(handler)
 
 
 @pytest.fixture(autouse=True)

@@ -6,7 +6,6 @@ Claude Code would skip; and a property: a denied command stays denied behind a p
 from __future__ import annotations
 
 import json
-import logging
 from pathlib import Path
 
 import pytest
@@ -15,27 +14,6 @@ from hypothesis import strategies as st
 
 from agent.permissions.policy import Decision, Policy
 from agent.permissions.settings import load_policy
-
-
-@pytest.fixture
-def cwd(tmp_path: Path) -> Path:
-    path = tmp_path / "work"
-    path.mkdir()
-    return path
-
-
-@pytest.fixture
-def warnings():
-    lines: list[str] = []
-
-    class Collect(logging.Handler):
-        def emit(self, record: logging.LogRecord) -> None:
-            lines.append(record.getMessage())
-
-    handler, logger = Collect(level=logging.WARNING), logging.getLogger("agent")
-    logger.addHandler(handler)
-    yield lines
-    logger.removeHandler(handler)
 
 
 def decide(p: Policy, call: tuple[str, str]) -> Decision:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import logging
 import random
 from pathlib import Path
 
@@ -14,29 +13,6 @@ from agent.permissions.policy import MODES, Decision, Policy
 from agent.permissions.rules import split_rules
 from agent.permissions.shell import split_command
 from agent.permissions.settings import load_policy
-
-
-@pytest.fixture
-def cwd(tmp_path: Path) -> Path:
-    path = tmp_path / "work"
-    path.mkdir()
-    return path
-
-
-@pytest.fixture
-def warnings():
-    """Warning lines logged on the "agent" logger (the CLI may have turned its propagation off)."""
-    lines: list[str] = []
-
-    class Collect(logging.Handler):
-        def emit(self, record: logging.LogRecord) -> None:
-            if record.levelno >= logging.WARNING:
-                lines.append(record.getMessage())
-
-    handler, logger = Collect(), logging.getLogger("agent")
-    logger.addHandler(handler)
-    yield lines
-    logger.removeHandler(handler)
 
 
 def policy(cwd: Path, home: Path, mode: str = "default", allow=(), deny=(), ask=()) -> Policy:
