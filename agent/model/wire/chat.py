@@ -7,8 +7,9 @@ from typing import Any
 
 from agent.conversation import Reply, Stop, ToolCall, Usage, settle_stop
 from agent.errors import ProviderError
-from agent.model.wire.chat_stream import assemble  # noqa: F401  (this format's stream reader)
+from agent.model.wire import chat_stream
 
+assemble = chat_stream.assemble  # this format's stream, put back together for decode
 PATH = "chat/completions"
 EPHEMERAL = {"type": "ephemeral"}
 REASONING = "reasoning_details"  # the internal block that carries OpenRouter's reasoning_details

@@ -7,8 +7,9 @@ from typing import Any
 
 from agent.conversation import Reply, Stop, ToolCall, Usage, settle_stop, text_block, tool_use_block
 from agent.errors import ProviderError
-from agent.model.wire.messages_stream import assemble  # noqa: F401  (this format's stream reader)
+from agent.model.wire import messages_stream
 
+assemble = messages_stream.assemble  # this format's stream, put back together for decode
 PATH = "v1/messages"
 EPHEMERAL = {"type": "ephemeral"}
 
