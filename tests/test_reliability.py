@@ -44,11 +44,15 @@ def test_keys_never_reach_cassettes_traces_transcripts_or_errors(agent, monkeypa
 
 def test_commands_never_see_the_provider_keys(agent, monkeypatch):
     key = FAKE_KEYS[agent.provider]
-    monkeypatch.setenv("OPENROUTER_API_KEY" if agent.provider == "openrouter" else "ANTHROPIC_API_KEY", key)
-    agent.script(call("Bash", command="env | grep -c _API_KEY= ; echo listed"),
-                 lambda request: text(request.tool_results()[0]))
+    name = "OPENROUTER_API_KEY" if agent.provider == "openrouter" else "ANTHROPIC_API_KEY"
+    monkeypatch.setenv(name, key)
+    agent.write("leak.txt", f"token={key}\n")  # as /proc/$PPID/environ or a dotfile could hold it
+    agent.script(call("Bash", command="env | grep -c _API_KEY= ; echo listed; cat leak.txt"),
+                 call("Read", file_path="leak.txt"),
+                 lambda request: text(" | ".join(request.tool_results()[0].splitlines())))
     run = agent.run("Show the environment.")
-    assert run.stdout.splitlines()[-2:] == ["0", "listed"]
+    assert run.stdout.startswith("token=[")  # the Read result, redacted
+    assert f"0\\nlisted\\ntoken=[{name} redacted]" in run.bodies[1]  # none in the command's environment
     assert key not in "\n".join(run.bodies)
 
 

@@ -114,6 +114,25 @@ def test_a_flag_that_differs_from_the_recording_is_an_error(agent):
     assert (same.exit_code, same.stdout) == (0, "Hello.\n")
 
 
+def test_a_cassette_cannot_widen_the_permissions_of_a_replay_that_runs_tools(agent, tmp_path):
+    """Someone else's cassette recorded with --dangerously-skip-permissions must not run its
+    commands on the replaying user's machine without their say-so."""
+    agent.settings({})  # the replaying user runs in default mode
+    agent.script(call("Bash", command="touch made-by-the-recording"), text("done"))
+    if agent.recording:
+        assert agent.run("Make the file.", "--dangerously-skip-permissions").exit_code == 0
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    run = agent.replay(cwd=elsewhere)
+    assert not (elsewhere / "made-by-the-recording").exists()
+    assert "recorded with --dangerously-skip-permissions" in run.stderr and "your own permission options" in run.stderr
+    assert run.exit_code == 1 and "differs from the cassette" in run.stderr  # the refusal is drift, not a run
+    replayed = agent.replay("--replay-tools", cwd=elsewhere)  # nothing runs: the recorded options apply
+    assert (replayed.exit_code, replayed.stdout) == (0, "done\n") and not (elsewhere / "made-by-the-recording").exists()
+    given = agent.replay("--dangerously-skip-permissions", cwd=elsewhere)  # the user's own choice
+    assert given.exit_code == 0 and (elsewhere / "made-by-the-recording").exists()
+
+
 # --- bad input: one line naming the file, exit 2, before any request ----------------------------------
 
 @pytest.fixture

@@ -305,7 +305,8 @@ def test_argument_text_never_becomes_a_command_and_output_is_not_rescanned(proje
 @pytest.mark.parametrize("args", ["x; touch INJECTED", "$(touch INJECTED)", "`touch INJECTED`", "a && touch INJECTED",
                                   "'; touch INJECTED; '", "x | tee INJECTED", "x > INJECTED"])
 def test_arguments_are_shell_quoted_inside_commands(project, home, args):
-    write_skill(project, "kestrel", "description: d", "Listing: !`ls -d $ARGUMENTS . 2>/dev/null; true`\nFirst: !`echo $0`\n")
+    write_skill(project, "kestrel", "description: d", "Listing: !`ls -d $ARGUMENTS . 2>/dev/null; true`\nFirst: !`echo $0`\n"
+                "Double: !`echo \"$0 and $ARGUMENTS\"`\nSingle: !`echo '$0'`\n")
     [kestrel] = discover_skills(project, home)
     render(kestrel, args, CommandContext(project))
     assert not (project / "INJECTED").exists()
@@ -331,6 +332,17 @@ def test_allowed_tools_approve_a_command_and_a_deny_rule_still_wins(project, hom
     [nimbus] = discover_skills(project, home)
     body = render(nimbus, "", CommandContext(project, load_policy(project, home))).split("\n\n", 1)[1]
     assert body.startswith("A: approved\nB: [command not run: Bash command 'rm -f anything' is denied by the permission rule 'Bash(rm:*)'")
+
+
+@pytest.mark.parametrize("args", ["$(echo injected)", "x;echo injected", "it's \"q\" `echo injected`", "a\\ b"])
+def test_an_argument_reads_back_exactly_whatever_the_quoting_around_it(project, home, args):
+    write_skill(project, "wren", "description: d",
+                "A: !`printf '[%s]' $0`\nB: !`printf '[%s]' \"$0\"`\nC: !`printf '[%s]' '$0'`\n"
+                "D: !`printf '[%s]' \"${CLAUDE_SKILL_DIR}\"`\nE: !`echo \\$1`\n")
+    [wren] = discover_skills(project, home)
+    first = split_arguments(args)[0]
+    lines = render(wren, args, CommandContext(project)).split("\n\n", 1)[1].splitlines()
+    assert lines == [f"A: [{first}]", f"B: [{first}]", f"C: [{first}]", f"D: [{wren.folder}]", "E: $1"]
 
 
 @pytest.mark.parametrize("command", ["echo ok; touch made", "echo ok && touch made", "false || touch made",

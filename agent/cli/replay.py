@@ -9,6 +9,7 @@ shapes requests is one more name in `SHAPING_OPTIONS`.
 from __future__ import annotations
 
 import argparse
+import logging
 from typing import Any, Mapping
 
 from agent import __version__
@@ -26,6 +27,11 @@ SHAPING_ENVIRONMENT = (
 )
 # what a live run reads to choose and reach its provider and model; a replay reads none of it
 PROVIDER_PREFIXES = ("AGENT_", "OPENROUTER_", "ANTHROPIC_")
+# Options that could let more run than the replaying user allows. A cassette may come from
+# someone else, so when tools run for real (a regression replay) these are the user's own, never
+# the cassette's; with --replay-tools nothing runs and the recorded ones are followed.
+WIDENING_OPTIONS = ("permission_mode", "allowed_tools", "dangerously_skip_permissions", "settings", "add_dirs")
+log = logging.getLogger("agent")
 REPLAY_KEY = "replay-key"  # stands in for the key a replay does not need (never written anywhere)
 
 
@@ -63,7 +69,9 @@ def follow_setup(args: argparse.Namespace, parser: argparse.ArgumentParser, setu
     """Fill `args` from a cassette's `setup` (provider, prompt, options) and return the environment
     the replay runs with: the caller's, less everything that chooses a provider or shapes requests,
     plus what the cassette recorded. A flag given that differs from the recording is a usage error.
-    An `inferred` setup (a cassette that recorded none) knows no options: the flags given stand."""
+    An `inferred` setup (a cassette that recorded none) knows no options: the flags given stand.
+    Options that widen permissions come from the cassette only with --replay-tools (nothing runs);
+    otherwise the user's own apply, and a recorded one they did not give is a warning."""
     recorded = setup.get("provider")
     if args.provider and recorded and args.provider != recorded:
         raise UsageError(f"the cassette {path} was recorded with provider {recorded}, not {args.provider}: "
@@ -82,6 +90,12 @@ def follow_setup(args: argparse.Namespace, parser: argparse.ArgumentParser, setu
     for dest in SHAPING_OPTIONS:
         flag, default = _flag(parser, dest), parser.get_default(dest)
         given, wanted = getattr(args, dest), options.get(flag, default)
+        if dest in WIDENING_OPTIONS and not args.replay_tools:
+            if wanted != default and given != wanted:
+                log.warning(f"the cassette {path} was recorded with {flag} {_brief(wanted)}; this replay runs "
+                            f"tools for real, so only your own permission options apply (give {flag} yourself "
+                            "to replay it as recorded, or use --replay-tools)")
+            continue
         if given != default and given != wanted:
             raise UsageError(f"{flag} {_brief(given)} differs from the cassette {path}, recorded with "
                              f"{_brief(wanted)}: a replay takes its options from the cassette (drop {flag})")

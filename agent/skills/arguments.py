@@ -12,8 +12,9 @@ The rules never eat a dollar the author did not mean as a placeholder:
   quote is unbalanced (`it's`).
 - `${CLAUDE_SKILL_DIR}` is the skill's folder and `${CLAUDE_PROJECT_DIR}` the workspace.
 
-Inside a `!`command``, every substituted value is shell-quoted word by word, so an argument can
-only ever be data for the command, never more command.
+Inside a `!`command``, every substituted value is quoted for where it stands (unquoted: one shell
+word per argument; inside "..." or '...': escaped for that quoting), so the shell reads it back
+exactly as given: an argument is only ever data for the command, never more command.
 """
 
 from __future__ import annotations
@@ -60,29 +61,45 @@ class Substitution:
             index = int(index) if len(index) <= 9 else len(self.words)
         return self.words[index] if index < len(self.words) else None
 
-    def _value(self, match: re.Match, quote: bool) -> str:
+    def _value(self, match: re.Match) -> str | list[str] | None:
+        """What a placeholder stands for: a text, the argument words (`$ARGUMENTS`), or None for
+        a bare `$N` with no N-th argument, which stays as written."""
         text = match.group()
-        if match.group("escaped") is not None:
-            return match.group("escaped")
         if text in self.folders:
-            return _quoted([self.folders[text]]) if quote else self.folders[text]
+            return self.folders[text]
         if match.group("position") is not None:
-            word = self._word(match.group("position"))
-            if word is None:
-                return text  # `$5` with no sixth argument: a dollar the author meant literally
-            return _quoted([word]) if quote else word
+            return self._word(match.group("position"))  # `$5` with no sixth argument: a literal dollar
         if match.group("indexed") is not None:
-            word = self._word(match.group("indexed")) or ""
-            return _quoted([word]) if quote else word
+            return self._word(match.group("indexed")) or ""
         if match.groupdict().get("named") is not None:
-            word = self.named[match.group("named")]
-            return _quoted([word]) if quote else word
-        return _quoted(self.words) if quote else self.all_arguments
+            return self.named[match.group("named")]
+        return self.words
 
-    def apply(self, text: str, quote: bool = False) -> str:
-        """`text` with every placeholder replaced, in one pass (inserted values are not rescanned);
-        with `quote`, each inserted word is shell-quoted (for a command line)."""
-        return self.pattern.sub(lambda match: self._value(match, quote), text)
+    def apply(self, text: str) -> str:
+        """`text` with every placeholder replaced, in one pass (inserted values are not rescanned)."""
+        def replace(match: re.Match) -> str:
+            if match.group("escaped") is not None:
+                return match.group("escaped")
+            value = self._value(match)
+            if value is None:
+                return match.group()
+            return self.all_arguments if isinstance(value, list) else value
+        return self.pattern.sub(replace, text)
+
+    def apply_in_command(self, command: str) -> str:
+        """`command` with every placeholder replaced by its value quoted for where it stands:
+        unquoted, each argument becomes one shell word; inside "..." or '...' the value is escaped
+        for that quoting. So an argument is only ever data for the command. An escaped `\\$1` is
+        left to the shell, which reads it as a literal `$1`."""
+        out, done, state = [], 0, None
+        for match in self.pattern.finditer(command):
+            state = _quote_state(command[done:match.start()], state)
+            out.append(command[done:match.start()])
+            value = None if match.group("escaped") is not None else self._value(match)
+            out.append(match.group() if value is None else _quoted_for(value, state))
+            done = match.end()
+        out.append(command[done:])
+        return "".join(out)
 
     def needs_appended_arguments(self, body: str) -> bool:
         """Whether the arguments must be appended: there are some and `body` has no place for them
@@ -107,9 +124,32 @@ def substitute(body: str, args: str, named: tuple[str, ...] = (), skill_dir: str
     return text
 
 
-def _quoted(words: list[str]) -> str:
-    """Words as shell words; nothing at all for no words or one empty word, which cannot inject."""
-    return " ".join(shlex.quote(word) for word in words if word)
+def _quote_state(text: str, state: str | None) -> str | None:
+    """The shell quoting in force after `text`, starting in `state` (None, "'" or '"')."""
+    escaped = False
+    for char in text:
+        if escaped:
+            escaped = False
+        elif state == "'":
+            state = None if char == "'" else state
+        elif char == "\\":
+            escaped = True
+        elif char == '"':
+            state = None if state == '"' else '"'
+        elif char == "'" and state is None:
+            state = "'"
+    return state
+
+
+def _quoted_for(value: str | list[str], state: str | None) -> str:
+    """`value` written so the shell reads it back unchanged, as data, where quoting is `state`."""
+    if state is None:  # unquoted: one shell word per argument; nothing at all for nothing
+        words = value if isinstance(value, list) else [value]
+        return " ".join(shlex.quote(word) for word in words if word)
+    text = " ".join(value) if isinstance(value, list) else value
+    if state == "'":
+        return text.replace("'", "'\\''")  # close the quote, an escaped quote, open it again
+    return re.sub(r'([\\"$`])', r"\\\1", text)  # inside "...": these four are special
 
 
 def _unnamed(pattern: str) -> str:

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from agent.permissions.policy import grant
-from agent.tools.shell import DEFAULT_TIMEOUT_MS, run_shell
+from agent.tools.shell import DEFAULT_TIMEOUT_MS, redact_secrets, run_shell
 
 COMMAND_OUTPUT_LIMIT = 20_000
 COMMAND_TIMEOUT_S = DEFAULT_TIMEOUT_MS / 1000  # the Bash tool's default, as in Claude Code
@@ -76,10 +76,10 @@ def _run(command: str, context: CommandContext) -> str:
     except OSError as error:
         return f"[command failed (cannot start bash: {error.strerror or error}): {command}]"
     if outcome.code == 0:
-        return outcome.stdout.strip()
+        return redact_secrets(outcome.stdout.strip())
     reason = f"timed out after {timeout_s:g} s" if outcome.code is None else f"exit {outcome.code}"
     report = f"[command failed ({reason}): {command}]"
-    details = outcome.stderr.strip()
+    details = redact_secrets(outcome.stderr.strip())
     return f"{report}\n{details}" if details else report
 
 

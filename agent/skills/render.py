@@ -29,7 +29,7 @@ def render(skill: Skill, args: str, context: CommandContext, append_arguments: b
     # placeholders inside a command are substituted shell-quoted before it is checked and run.
     for start, end, command in find_commands(body):
         pieces.append(substitution.apply(body[done:start]))
-        pieces.append(command_output(substitution.apply(command, quote=True), rules, context))
+        pieces.append(command_output(substitution.apply_in_command(command), rules, context))
         done = end
     pieces.append(substitution.apply(body[done:]))
     if append_arguments and substitution.needs_appended_arguments(body):

@@ -11,6 +11,7 @@ from typing import Any, Iterable
 from agent.conversation import ToolCall, tool_result
 from agent.errors import AgentError
 from agent.tools.base import Tool, ToolError
+from agent.tools.shell import redact_secrets
 
 log = logging.getLogger("agent")
 
@@ -77,7 +78,7 @@ def _run(call: ToolCall, tool: Tool, context: Any) -> dict[str, Any]:
     except Exception as exc:  # a bug or an OS failure in one tool must not end the run
         return _error(call, f"{call.name} failed: {type(exc).__name__}: {exc}")
     log.info("tool %s %s -> %d chars", call.name, _brief(call.arguments), len(output))
-    return tool_result(call.id, output)
+    return tool_result(call.id, redact_secrets(output))
 
 
 def _permission_refusal(call: ToolCall, tool: Tool, context: Any) -> str | None:
@@ -134,7 +135,7 @@ def _is_parallel(call: ToolCall, tools: dict[str, Tool]) -> bool:
 
 def _error(call: ToolCall, message: str) -> dict[str, Any]:
     log.info("tool %s %s -> error: %s", call.name, _brief(call.arguments), message)
-    return tool_result(call.id, message, is_error=True)
+    return tool_result(call.id, redact_secrets(message), is_error=True)
 
 
 def _brief(arguments: dict[str, Any]) -> str:

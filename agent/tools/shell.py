@@ -132,6 +132,16 @@ def command_environment() -> dict[str, str]:
     return {name: value for name, value in os.environ.items() if name not in SECRET_VARIABLES}
 
 
+def redact_secrets(text: str) -> str:
+    """`text` with every provider key's value replaced by its name. Leaving the keys out of the
+    commands' environment is not enough: `/proc/$PPID/environ` and files can still hold them."""
+    for name in SECRET_VARIABLES:
+        value = os.environ.get(name, "")
+        if len(value) >= 8 and value in text:
+            text = text.replace(value, f"[{name} redacted]")
+    return text
+
+
 def _kill_group(process: subprocess.Popen) -> None:
     try:
         os.killpg(process.pid, signal.SIGKILL)
