@@ -114,6 +114,24 @@ def test_a_flag_that_differs_from_the_recording_is_an_error(agent):
     assert (same.exit_code, same.stdout) == (0, "Hello.\n")
 
 
+def test_a_recorded_option_of_the_wrong_kind_is_a_usage_error(agent, tmp_path, capsys):
+    """A cassette is untrusted: an option it records must be a value that flag takes."""
+    agent.script(text("Hello."))
+    if agent.recording:
+        assert agent.run("Say hello.").exit_code == 0
+    recorded = yaml.safe_load(agent.cassette_path(1).read_text())
+    for option, value in [("--max-turns", "lots"), ("--permission-mode", "everything"),
+                          ("--include-partial-messages", "yes"), ("--allowedTools", "Bash")]:
+        recorded["setup"].setdefault("options", {})[option] = value
+        tampered = tmp_path / f"{option.strip('-')}.yaml"
+        tampered.write_text(yaml.safe_dump(recorded))
+        del recorded["setup"]["options"][option]
+        capsys.readouterr()
+        code = cli.main(["--replay", str(tampered)])
+        err = capsys.readouterr().err
+        assert code == 2 and "which is not a value it takes" in err and err.count("\n") == 1, err
+
+
 def test_a_cassette_cannot_widen_the_permissions_of_a_replay_that_runs_tools(agent, tmp_path):
     """Someone else's cassette recorded with --dangerously-skip-permissions must not run its
     commands on the replaying user's machine without their say-so."""
@@ -164,8 +182,18 @@ def _bad_cassettes(tmp_path):
     (tmp_path / "empty.yaml").write_text("version: 1\ninteractions: []\n")
     (tmp_path / "other.yaml").write_text("name: not a cassette\n")
     (tmp_path / "folder.yaml").mkdir()
+    one = "interactions:\n- request: {uri: 'http://x/v1'}\n  response: {status: {code: 200}, body: {string: ''}}\n"
+    (tmp_path / "bodyless.yaml").write_text("version: 1\ninteractions:\n- request: {uri: 'http://x'}\n"
+                                            "  response: {status: {code: 200}, body: [1, 2]}\n")
+    (tmp_path / "runs.yaml").write_text("version: 1\ntool_runs: [just text]\n" + one)
+    (tmp_path / "prompts.yaml").write_text("version: 1\nsetup: {prompts: {a: 1}}\n" + one)
+    (tmp_path / "model.yaml").write_text("version: 1\nsetup: {model: [a, b]}\n" + one)
+    (tmp_path / "environment.yaml").write_text("version: 1\nsetup: {environment: {HOME: [x]}}\n" + one)
     return {"broken.yaml": "is not valid YAML", "empty.yaml": "has no interactions",
-            "other.yaml": "has no interactions", "folder.yaml": "is a folder"}
+            "other.yaml": "has no interactions", "folder.yaml": "is a folder",
+            "bodyless.yaml": "interaction 1 is not a request and its response",
+            "runs.yaml": "each of `tool_runs` must be a mapping", "prompts.yaml": "`prompts` must be a list",
+            "model.yaml": "`model` must be text", "environment.yaml": "`environment` values must be"}
 
 
 @pytest.mark.parametrize("model_env", ["openrouter", "anthropic"], indirect=True)

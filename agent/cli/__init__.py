@@ -18,20 +18,13 @@ from typing import IO, Sequence
 from agent.cli.build import run
 from agent.cli.options import parse
 from agent.cli.output import StreamJson, incomplete_because, print_json
+from agent.cli.report import configure_logging, internal_error
 from agent.cli.stdin import is_terminal
 from agent.errors import AgentError
 
 log = logging.getLogger("agent")
 
 EXIT_INTERRUPTED = 130
-
-
-def _configure_logging(verbose: bool) -> None:
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("[agent] %(message)s"))
-    log.handlers[:] = [handler]
-    log.setLevel(logging.INFO if verbose else logging.WARNING)
-    log.propagate = False
 
 
 def main(argv: Sequence[str] | None = None, stdin: IO | None = None) -> int:
@@ -47,7 +40,7 @@ def main(argv: Sequence[str] | None = None, stdin: IO | None = None) -> int:
     try:
         args = parse(argv)
         output_format = args.output_format
-        _configure_logging(args.verbose)
+        configure_logging(logging.INFO if args.verbose else logging.WARNING)
         stdin = sys.stdin if stdin is None else stdin
         if not args.print and not args.replay and output_format == "text" and is_terminal(stdin):
             from agent.cli.interactive import run_interactive  # prompt_toolkit and rich: only here
@@ -64,8 +57,7 @@ def main(argv: Sequence[str] | None = None, stdin: IO | None = None) -> int:
         print("interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
     except Exception as exc:  # a bug of ours: still one line (the traceback only under --verbose)
-        log.info("internal error", exc_info=True)
-        print(f"error: internal error: {type(exc).__name__}: {' '.join(str(exc).split())[:300]}", file=sys.stderr)
+        print(f"error: {internal_error(exc)}", file=sys.stderr)
         return 1
     problem = incomplete_because(result, session)
     ending = {"stop_reason": result.stop_reason, "is_error": problem is not None}

@@ -17,10 +17,10 @@ from typing import Sequence
 
 from agent.cli.build import check_writable, run
 from agent.cli.options import _Parser, build_parser
+from agent.cli.report import configure_logging, internal_error
 from agent.errors import AgentError, ProviderError, ReplayMismatch
 from agent.record.check import DRIFT, ERROR, OK, Checked, find_cassettes, junit_xml
 
-log = logging.getLogger("agent")
 
 
 def _parser() -> _Parser:
@@ -49,6 +49,9 @@ def main(argv: Sequence[str]) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except Exception as exc:  # a bug of ours: one line, not a traceback
+        print(f"error: {internal_error(exc)}", file=sys.stderr)
+        return 1
 
 
 def _show(path: str, as_json: bool) -> int:
@@ -68,11 +71,7 @@ def _show(path: str, as_json: bool) -> int:
 def _check(paths: list[str], junit: str | None, verbose: bool) -> int:
     check_writable("--junit", junit)
     found = find_cassettes(paths)
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("[agent] %(message)s"))
-    log.handlers[:] = [handler]
-    log.setLevel(logging.INFO if verbose else logging.ERROR)  # one line per cassette, nothing else
-    log.propagate = False
+    configure_logging(logging.INFO if verbose else logging.ERROR)  # one line per cassette, nothing else
     results = []
     for path in found:
         started = time.monotonic()
@@ -101,5 +100,5 @@ def _replay(path: str) -> tuple[str, str]:
     except AgentError as exc:
         return ERROR, str(exc)
     except Exception as exc:  # a bug of ours: reported for this cassette, the others still run
-        return ERROR, f"internal error: {type(exc).__name__}: {' '.join(str(exc).split())[:300]}"
+        return ERROR, internal_error(exc)
     return OK, ""

@@ -90,6 +90,8 @@ def follow_setup(args: argparse.Namespace, parser: argparse.ArgumentParser, setu
     for dest in SHAPING_OPTIONS:
         flag, default = _flag(parser, dest), parser.get_default(dest)
         given, wanted = getattr(args, dest), options.get(flag, default)
+        if not _fits(parser, dest, wanted):
+            raise UsageError(f"the cassette {path} records {flag} as {_brief(wanted)}, which is not a value it takes")
         if dest in WIDENING_OPTIONS and not args.replay_tools:
             if wanted != default and given != wanted:
                 log.warning(f"the cassette {path} was recorded with {flag} {_brief(wanted)}; this replay runs "
@@ -103,6 +105,20 @@ def follow_setup(args: argparse.Namespace, parser: argparse.ArgumentParser, setu
     kept = {name: value for name, value in env.items()
             if name not in SHAPING_ENVIRONMENT and not name.startswith(PROVIDER_PREFIXES)}
     return kept | {str(name): str(value) for name, value in (setup.get("environment") or {}).items()}
+
+
+def _fits(parser: argparse.ArgumentParser, dest: str, value: Any) -> bool:
+    """Whether a recorded option's value is of the kind its flag takes (a cassette is untrusted)."""
+    action = next(action for action in parser._actions if action.dest == dest)
+    if value is None or value == action.default:
+        return True
+    if isinstance(action, argparse._StoreTrueAction):
+        return isinstance(value, bool)
+    if isinstance(action, argparse._AppendAction):
+        return isinstance(value, list) and all(isinstance(item, str) for item in value)
+    if action.type is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    return isinstance(value, str) and (not action.choices or value in action.choices)
 
 
 def check_model(given: str | None, effective: str, recorded: str | None, path: str) -> str:

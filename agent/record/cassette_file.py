@@ -176,13 +176,40 @@ def parse(text: str, path: str) -> dict:
     for number, item in enumerate(data["interactions"], 1):
         request = item.get("request") if isinstance(item, dict) else None
         response = item.get("response") if isinstance(item, dict) else None
-        if not (isinstance(request, dict) and isinstance(response, dict) and isinstance(request.get("uri"), str)
-                and isinstance((response.get("status") or {}).get("code"), int)):
+        status = response.get("status") if isinstance(response, dict) else None
+        body = response.get("body") if isinstance(response, dict) else None
+        if not (isinstance(request, dict) and isinstance(request.get("uri"), str) and isinstance(status, dict)
+                and isinstance(status.get("code"), int) and isinstance(body or {}, dict)):
             raise UsageError(f"cassette {path}: interaction {number} is not a request and its response")
     for key, kind in (("setup", dict), ("tool_runs", list)):
         if key in data and not isinstance(data[key], kind):
             raise UsageError(f"cassette {path}: `{key}` must be a {'mapping' if kind is dict else 'list'}")
+    if any(not isinstance(run, dict) for run in data.get("tool_runs") or []):
+        raise UsageError(f"cassette {path}: each of `tool_runs` must be a mapping")
+    problem = _setup_problem(data.get("setup") or {})
+    if problem:
+        raise UsageError(f"cassette {path}: the setup's {problem}")
     return data
+
+
+_TEXT_FIELDS = ("agent_version", "recorded_against", "provider", "wire", "model")
+
+
+def _setup_problem(setup: dict) -> str | None:
+    """What is wrong with a recorded setup's shape, or None (a replay reads every field)."""
+    for key in _TEXT_FIELDS:
+        if key in setup and not isinstance(setup[key], str):
+            return f"`{key}` must be text"
+    if not (isinstance(setup.get("prompts", []), list) and all(isinstance(p, str) for p in setup.get("prompts", []))):
+        return "`prompts` must be a list of texts"
+    for key in ("options", "environment"):
+        value = setup.get(key, {})
+        if not (isinstance(value, dict) and all(isinstance(name, str) for name in value)):
+            return f"`{key}` must be a mapping of names"
+    scalars = (str, int, float, bool)
+    if not all(isinstance(value, scalars) for value in setup.get("environment", {}).values()):
+        return "`environment` values must be texts or numbers"
+    return None
 
 
 def read(path: str, placeholders: Placeholders | None = None) -> CassetteFile:
