@@ -147,3 +147,88 @@ def tool_result(call_id: str, content: str, is_error: bool = False) -> dict[str,
     if is_error:
         block["is_error"] = True
     return block
+
+
+# What each block type must hold to be sent again, and nothing else is kept of it.
+_BLOCK_FIELDS: dict[str, dict[str, tuple[type, ...]]] = {
+    "text": {"text": (str,)},
+    "tool_use": {"id": (str,), "name": (str,), "input": (dict,)},
+    "tool_result": {"tool_use_id": (str,), "content": (str,)},
+    "thinking": {"thinking": (str,), "signature": (str,)},
+    "redacted_thinking": {"data": (str,)},
+    "reasoning_details": {"reasoning_details": (list,)},
+}
+
+
+def repaired(messages: list[Any]) -> tuple[list[dict[str, Any]], int]:
+    """`messages` read back from disk (untrusted) as a conversation both wires can send again,
+    and how many messages or blocks had to be dropped. Each message keeps only its role and
+    content; a block of an unknown type or missing a field goes; a tool call that got no result
+    (a crash, Ctrl-C) gets one saying so, and a result answering no call goes."""
+    kept: list[dict[str, Any]] = []
+    dropped = 0
+    for message in messages:
+        content = _content(message)
+        if content is None:
+            dropped += 1
+            continue
+        if isinstance(content, list):
+            blocks = [_block(block) for block in content]
+            dropped += blocks.count(None)
+            content = [block for block in blocks if block is not None]
+            if not content:
+                continue
+        kept.append({"role": message["role"], "content": content})
+    paired: list[dict[str, Any]] = []
+    for index, message in enumerate(kept):
+        if not paired and message["role"] == "assistant":  # a conversation starts with the user
+            dropped += 1
+            continue
+        if message["role"] == "user" and isinstance(message["content"], list):
+            calls = _calls(paired[-1]) if paired else set()
+            content = [b for b in message["content"] if b["type"] != "tool_result" or b["tool_use_id"] in calls]
+            dropped += len(message["content"]) - len(content)
+            if not content:
+                continue
+            message = {"role": "user", "content": content}
+        paired.append(message)
+        answered = _results(kept[index + 1]) if index + 1 < len(kept) else set()
+        missing = [call for call in _calls(message) if call not in answered]
+        if missing:
+            results = [tool_result(call, "not run: the session ended before this call could run", is_error=True)
+                       for call in missing]
+            following = kept[index + 1] if index + 1 < len(kept) else None
+            if following is not None and following["role"] == "user" and isinstance(following["content"], list):
+                following["content"] = results + following["content"]
+            else:
+                paired.append({"role": "user", "content": results})
+    return paired, dropped
+
+
+def _content(message: Any) -> str | list | None:
+    if not isinstance(message, dict) or message.get("role") not in ("user", "assistant"):
+        return None
+    content = message.get("content")
+    return content if isinstance(content, (str, list)) else None
+
+
+def _block(block: Any) -> dict[str, Any] | None:
+    fields = _BLOCK_FIELDS.get(block.get("type")) if isinstance(block, dict) else None
+    if fields is None or not all(isinstance(block.get(name), kinds) for name, kinds in fields.items()):
+        return None
+    kept = {"type": block["type"], **{name: block[name] for name in fields}}
+    if block["type"] == "tool_result" and block.get("is_error") is True:
+        kept["is_error"] = True
+    return kept
+
+
+def _calls(message: dict[str, Any]) -> set[str]:
+    if message["role"] != "assistant" or not isinstance(message["content"], list):
+        return set()
+    return {block["id"] for block in message["content"] if block["type"] == "tool_use"}
+
+
+def _results(message: dict[str, Any]) -> set[str]:
+    if message["role"] != "user" or not isinstance(message["content"], list):
+        return set()
+    return {block["tool_use_id"] for block in message["content"] if block["type"] == "tool_result"}

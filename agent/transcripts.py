@@ -18,6 +18,8 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+from agent.conversation import repaired
+
 log = logging.getLogger("agent")
 
 SESSION_ID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
@@ -57,9 +59,9 @@ def find_session(home: Path, cwd: Path, session_id: str) -> Path | None:
 
 
 def read_conversation(path: Path) -> list[dict[str, Any]]:
-    """The messages of a main transcript, in order. Lines that are not messages are skipped; a last
-    turn whose tool calls never got results (a crash, Ctrl-C) gets results saying so, so the
-    conversation can be sent again."""
+    """The messages of a main transcript, in order, made fit to send again (a transcript is
+    untrusted: see `conversation.repaired`). Lines that are not messages are skipped; what had to
+    be dropped from the messages is one warning."""
     messages = []
     with open(path, encoding="utf-8", errors="replace") as lines:
         for line in lines:
@@ -67,15 +69,12 @@ def read_conversation(path: Path) -> list[dict[str, Any]]:
                 entry = json.loads(line)
             except ValueError:
                 continue
-            message = entry.get("message") if isinstance(entry, dict) else None
-            if isinstance(message, dict) and message.get("role") in ("user", "assistant") and "content" in message:
-                messages.append(message)
-    if messages and messages[-1]["role"] == "assistant":
-        calls = [b for b in messages[-1]["content"] if isinstance(b, dict) and b.get("type") == "tool_use"]
-        if calls:
-            messages.append({"role": "user", "content": [
-                {"type": "tool_result", "tool_use_id": call.get("id"), "is_error": True,
-                 "content": "not run: the session ended before this call could run"} for call in calls]})
+            if isinstance(entry, dict) and "message" in entry:
+                messages.append(entry["message"])
+    messages, dropped = repaired(messages)
+    if dropped:
+        log.warning(f"session {path.stem}: {dropped} malformed message part{'s' if dropped != 1 else ''} "
+                    "of its transcript left out")
     return messages
 
 

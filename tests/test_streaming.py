@@ -155,6 +155,10 @@ def test_partial_messages_print_each_piece_of_text_as_it_streams(agent):
     assert kinds.index("stream_event") < kinds.index("assistant")  # the text streams before its message
     assert lines[-1]["result"] == "It says kumquat, the small citrus fruit."
     assert all(payload["stream"] is True for payload in run.payloads)
+    for flags in (["--output-format", "stream-json", "--verbose"], []):  # the cassette's option applies
+        replayed = agent.replay(*flags)
+        assert replayed.exit_code == 0, replayed.stderr
+        assert replayed.stdout.count('"stream_event"') == (len(deltas) if flags else 0)
 
 
 def test_a_stream_that_breaks_off_is_retried(agent, monkeypatch):

@@ -32,6 +32,8 @@ def run(args: argparse.Namespace, env: Mapping[str, str], stdin: IO | None = Non
     environment = Environment(env)  # a replay's: the recorded variables instead of the user's
     if stream is None and args.include_partial_messages:  # a replay of streamed replies streams too
         stream = _Unshown()
+    elif stream is not None:
+        stream.partial = args.include_partial_messages  # a replay may have taken it from the cassette
     session, history = build_session(args, environment, stream, recorded)
     if stream is not None:
         stream.session = session
