@@ -10,6 +10,7 @@ from pathlib import Path
 
 from conftest import CASSETTES, REPO
 from scripted_model import ScriptedModel, call, text
+from agent import cli
 from agent.transcripts import project_slug
 
 KEY_SHAPES = re.compile(r"sk-or-v1-[A-Za-z0-9]{8,}|sk-ant-[A-Za-z0-9_-]{8,}|Bearer [A-Za-z0-9_-]{20,}")
@@ -126,3 +127,49 @@ def test_ctrl_c_exits_130_with_a_note_and_leaves_a_transcript(tmp_path):
     assert err.strip().splitlines()[-1] == "interrupted" and "Traceback" not in err
     (transcript,) = (home / ".claude" / "projects").rglob("*.jsonl")
     assert "started" in transcript.read_text()
+
+
+def test_a_recording_cut_short_leaves_the_existing_cassette_as_it_was(tmp_path):
+    model = ScriptedModel()
+    home = tmp_path / "home"
+    home.mkdir()
+    cassette = tmp_path / "kept.yaml"
+    cassette.write_text("the cassette a user already had\n")
+    try:
+        model.script(call("Bash", command="echo started"), text("too late", delay_s=30))
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENROUTER_", "ANTHROPIC_", "AGENT_"))}
+        env.update(HOME=str(home), OPENROUTER_BASE_URL=model.base + "/api/v1", OPENROUTER_API_KEY="dummy")
+        process = subprocess.Popen(
+            [str(REPO / "your_program.sh"), "-p", "Start and wait.", "--record", str(cassette)], cwd=tmp_path,
+            env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )
+        deadline = time.monotonic() + 30
+        while len(model.requests) < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        process.send_signal(signal.SIGINT)
+        _, err = process.communicate(timeout=30)
+    finally:
+        model.close()
+    assert process.returncode == 130 and "is left as it was" in err
+    assert cassette.read_text() == "the cassette a user already had\n"
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["home", "kept.yaml"]  # no scratch file left
+
+
+def test_recording_again_replaces_the_cassette_whole(tmp_path, monkeypatch):
+    model = ScriptedModel()
+    for name, value in os.environ.items():
+        if name.startswith(("OPENROUTER_", "ANTHROPIC_", "AGENT_")):
+            monkeypatch.delenv(name)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("OPENROUTER_BASE_URL", model.base + "/api/v1")
+    monkeypatch.setenv("OPENROUTER_API_KEY", "dummy")
+    monkeypatch.chdir(tmp_path)
+    cassette = tmp_path / "again.yaml"
+    try:
+        for answer in ("first", "second"):
+            model.script(text(answer))
+            assert cli.main(["-p", "Say it.", "--record", str(cassette), "--no-session-persistence"]) == 0
+    finally:
+        model.close()
+    assert "content: second" in cassette.read_text() and "content: first" not in cassette.read_text()
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["again.yaml"]  # no scratch file left

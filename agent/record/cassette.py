@@ -10,6 +10,8 @@ retry waits are never written, and the scripted model's loopback address is writ
 from __future__ import annotations
 
 import contextlib
+import logging
+import os
 import re
 import threading
 from dataclasses import dataclass, field
@@ -25,6 +27,7 @@ from agent.errors import AgentError, ReplayMismatch, UsageError
 from agent.record.cassette_file import Placeholders, body_to_file, interactions_for_vcr, parse, to_yaml
 from agent.record.drift import explain_mismatch, first_difference, json_body
 
+log = logging.getLogger("agent")
 SERIALIZER = "agent-yaml"
 # what a replayed response needs: its type, and the provider's wait before a retry
 _KEPT_RESPONSE_HEADERS = {"content-type", "retry-after", "retry-after-ms"}
@@ -165,24 +168,51 @@ def cassette(path: str, mode: str, http: requests.Session, folders: dict[str, Pa
     if mode == "replay" and not Path(path).is_file():
         raise UsageError(f"cassette not found: {path}")
     if mode == "record":
-        # vcrpy's "all" mode would keep old interactions that this run did not repeat
-        Path(path).unlink(missing_ok=True)
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
-    adapter = _CassetteAdapter(path, recording if mode == "record" else None)
+        with _recorded_in_place_of(path) as scratch:
+            adapter = _CassetteAdapter(path, recording)
+            http.mount("http://", adapter)
+            http.mount("https://", adapter)
+            with _vcr(path, Placeholders(folders), recording).use_cassette(scratch, record_mode="all"):
+                yield
+        return
+    adapter = _CassetteAdapter(path, None)
     http.mount("http://", adapter)
     http.mount("https://", adapter)
-    record_mode = "all" if mode == "record" else "none"
-    with _vcr(path, Placeholders(folders), recording).use_cassette(path, record_mode=record_mode) as played:
+    with _vcr(path, Placeholders(folders), recording).use_cassette(path, record_mode="none") as played:
         try:
             yield
         except ReplayMismatch:
             raise
         except AgentError as exc:
-            if mode == "replay" and not played.all_played:
+            if not played.all_played:
                 raise ReplayMismatch(f"{_ended_early(played, path)}: {exc}") from exc
             raise
-        if mode == "replay" and not played.all_played:
+        if not played.all_played:
             raise ReplayMismatch(_ended_early(played, path))
+
+
+@contextlib.contextmanager
+def _recorded_in_place_of(path: str) -> Iterator[str]:
+    """A fresh scratch file beside `path` for vcrpy to record into (its "all" mode would keep old
+    interactions this run did not repeat), moved over `path` when the run ends, in one step. A
+    recording cut short by Ctrl-C or a crash of ours leaves an existing cassette as it was."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    scratch = target.with_name(f".{target.name}.recording-{os.getpid()}")
+    scratch.unlink(missing_ok=True)
+    finished = False
+    try:
+        yield str(scratch)
+        finished = True
+    except AgentError:
+        finished = True  # the run failed the way a user sees it: the cassette records that too
+        raise
+    finally:
+        if scratch.exists() and (finished or not target.exists()):
+            os.replace(scratch, target)
+        elif scratch.exists():
+            scratch.unlink()
+            log.warning(f"the recording was cut short: the cassette {path} is left as it was")
 
 
 def _ended_early(played, path: str) -> str:
