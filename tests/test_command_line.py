@@ -289,3 +289,16 @@ def test_settings_flag_and_add_dir_shape_the_permissions(agent):
     assert json.loads(run.stdout)["permission_denials"] == []
     assert (other / "out.txt").read_text() == "written"
     assert "allowed-by-settings" in run.bodies[1]
+
+
+def test_add_dir_with_a_tilde_brings_that_folders_skills_and_permissions(agent):
+    """A quoted `~` reaches the agent unexpanded; skills and permissions must mean the same folder."""
+    shared = agent.home / "shared"
+    (shared / ".claude" / "skills" / "tidy").mkdir(parents=True)
+    (shared / ".claude" / "skills" / "tidy" / "SKILL.md").write_text(
+        "---\nname: tidy\ndescription: Tidies the shared notes folder.\n---\nTIDY BODY\n")
+    agent.settings({})
+    agent.script(call("Write", file_path=str(shared / "out.txt"), content="written"), text("done"))
+    run = agent.run("Tidy up.", "--add-dir", "~/shared", "--permission-mode", "acceptEdits")
+    assert run.exit_code == 0 and (shared / "out.txt").read_text() == "written"
+    assert "Tidies the shared notes folder." in run.bodies[0]

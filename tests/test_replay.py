@@ -226,8 +226,9 @@ def test_an_output_file_that_cannot_be_written_is_one_line_before_any_request(mo
 
 
 def test_replay_tools_without_replay_is_a_usage_error(capsys):
-    assert cli.main(["-p", "hi", "--replay-tools"]) == 2
-    assert "--replay-tools needs --replay" in capsys.readouterr().err
+    for argv in (["-p", "hi", "--replay-tools"], ["--replay-tools"]):  # the second would be interactive
+        assert cli.main(argv) == 2
+        assert "--replay-tools needs --replay" in capsys.readouterr().err
 
 
 # --- the trace --------------------------------------------------------------------------------------

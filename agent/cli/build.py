@@ -64,8 +64,6 @@ class _Unshown:
 def replay_setup(args: argparse.Namespace, env: Mapping[str, str]):
     """For --replay: the cassette read (a bad one is bad input, before anything else) and `args`
     filled from its setup; returns it and the environment the run then uses."""
-    if args.replay_tools and not args.replay:
-        raise UsageError("--replay-tools needs --replay CASSETTE")
     if not args.replay:
         return None, env
     from agent.cli.options import build_parser
@@ -88,7 +86,7 @@ def build_session(args: argparse.Namespace, environment: Environment, observer=N
     from agent.model.client import ModelClient
     from agent.model.limits import Limits
     from agent.model.providers import model_aliases, resolve_model, select_provider
-    from agent.permissions.settings import load_policy
+    from agent.permissions.settings import added_directory, load_policy
     from agent.session import Session
     from agent.skills.cache import FrontmatterCache, cache_path
     from agent.skills.discovery import discover_skills
@@ -111,7 +109,7 @@ def build_session(args: argparse.Namespace, environment: Environment, observer=N
                          max_retries=environment["AGENT_MAX_RETRIES"], limits=limits,
                          sleep=(lambda seconds: None) if args.replay_tools else None)  # a recorded retry need not wait
     cache = FrontmatterCache(cache_path(home, environment.raw))
-    added = tuple(Path(cwd, folder).expanduser() for folder in args.add_dirs)
+    added = tuple(added_directory(folder, cwd) for folder in args.add_dirs)
     skills = {skill.name: skill for skill in discover_skills(cwd, home, cache, added)}
     agents = discover_agents(cwd, home, args.agents, cache)
     cache.report()
@@ -119,7 +117,7 @@ def build_session(args: argparse.Namespace, environment: Environment, observer=N
         cache.save()
     policy = load_policy(cwd, home, args.permission_mode, args.allowed_tools, args.disallowed_tools,
                          args.dangerously_skip_permissions, extra_settings=args.settings,
-                         extra_directories=args.add_dirs)
+                         extra_directories=added)
     aliases = model_aliases(provider.name, provider.default_model, environment.values, policy.mode == "plan")
     model = resolve_model([args.model, environment["AGENT_MODEL"]], aliases, provider.default_model)
     if recorded:

@@ -79,6 +79,8 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
         raise UsageError("give only one of --continue, --resume and --session-id")
     if args.output_format == "stream-json" and not args.verbose:
         raise UsageError("--output-format stream-json needs --verbose, as in Claude Code")
+    if args.replay_tools and not args.replay:
+        raise UsageError("--replay-tools needs --replay CASSETTE")
     if args.include_partial_messages and args.output_format != "stream-json":
         raise UsageError("--include-partial-messages works only with --output-format stream-json")
     return args

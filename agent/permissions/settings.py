@@ -21,7 +21,7 @@ _LISTS = ("allow", "deny", "ask")
 
 def load_policy(cwd: Path, home: Path, mode: str | None = None, allowed: Iterable[str] = (),
                 disallowed: Iterable[str] = (), skip_permissions: bool = False,
-                extra_settings: str | None = None, extra_directories: Iterable[str] = ()) -> Policy:
+                extra_settings: str | None = None, extra_directories: Iterable[str | Path] = ()) -> Policy:
     """The policy of a session in `cwd`: the three settings files merged (then `extra_settings`,
     from --settings: a JSON file or JSON text), then the flags added. Lists are joined; defaultMode
     comes from the most specific file; --permission-mode beats it and --dangerously-skip-permissions
@@ -38,7 +38,7 @@ def load_policy(cwd: Path, home: Path, mode: str | None = None, allowed: Iterabl
     sources = [(path, _read_permissions(path)) for path in dict.fromkeys(normal_path(p) for p in files)]
     if extra_settings is not None:
         sources.append(_flag_settings(extra_settings, cwd))
-    directories += [_flag_directory(folder, cwd) for folder in extra_directories]
+    directories += [added_directory(folder, cwd) for folder in extra_directories]
     for path, permissions in sources:
         for key in lists:
             rules = _rule_list(permissions, key, path)
@@ -84,7 +84,8 @@ def _flag_settings(value: str, cwd: Path) -> tuple[str, dict[str, Any]]:
     return where, _permissions_of(data, where)
 
 
-def _flag_directory(value: str, cwd: Path) -> Path:
+def added_directory(value: str | Path, cwd: Path) -> Path:
+    """The folder an --add-dir `value` names (relative to `cwd`, `~` expanded); UsageError if it is none."""
     folder = normal_path(cwd / Path(value).expanduser())
     if not folder.is_dir():
         raise UsageError(f"--add-dir: {value} is not a folder")
