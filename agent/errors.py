@@ -19,3 +19,10 @@ class ProviderError(AgentError):
 
 class ReplayMismatch(AgentError):
     """A replayed run sent a request the cassette does not hold."""
+
+
+class Interrupted(AgentError):
+    """The user pressed Ctrl-C: work still running in other threads (parallel subagents) stops at
+    its next step with this."""
+
+    exit_code = 130

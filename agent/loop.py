@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import threading
 from dataclasses import dataclass, field
 from typing import Any
 
 from agent.conversation import Stop, ToolCall, Usage, tool_result
+from agent.errors import Interrupted
 from agent.tools.base import Tool
 from agent.tools.execute import execute_all
 
@@ -80,7 +82,9 @@ def run_loop(agent: AgentSpec, messages: list[dict[str, Any]], session: Any,
     text, stop = "", Stop.END
     watching = agent.observer is not None and agent.observer.wants_text
     on_text = (lambda delta: agent.observer.text(agent, delta)) if watching else None
+    cancelled = session.cancelled  # this turn's: a later turn has its own
     for turn in range(1, agent.max_turns + 1):
+        _check(cancelled)
         reply = session.client.complete(agent.system, messages, schemas, agent.model, agent.name, on_text)
         usage.add(reply.usage)
         _record(agent, _append(messages, reply.as_message()))
@@ -92,10 +96,16 @@ def run_loop(agent: AgentSpec, messages: list[dict[str, Any]], session: Any,
         if stop == Stop.MAX_TOKENS:
             results = [_cut_off(call) for call in reply.tool_calls]
         else:
+            _check(cancelled)
             results = execute_all(reply.tool_calls, agent.tools, context)
             repeats.warn(reply.tool_calls, results)
         _record(agent, _append(messages, {"role": "user", "content": results}))
     return Result(text, "error_max_turns", agent.max_turns, usage, messages, stop)
+
+
+def _check(cancelled: threading.Event) -> None:
+    if cancelled.is_set():  # Ctrl-C in the main thread: a parallel subagent stops here
+        raise Interrupted("interrupted")
 
 
 def _cut_off(call: ToolCall) -> dict[str, Any]:

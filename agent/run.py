@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+
 from agent.conversation import user_message, with_context
 from agent.errors import ProviderError, UsageError
 from agent.loop import AgentSpec, Result, run_loop
@@ -60,6 +62,7 @@ class MainConversation:
         refused = refused_user_invocation(prompt, self.session.skills)
         if refused:
             raise UsageError(f"/{refused} can only be invoked by the model, not directly by users; ask for it in words")
+        self.session.cancelled = threading.Event()  # a Ctrl-C'd earlier turn's subagents stay stopped
         new = _first_messages(prompt, self.session, self.agent)
         if not self.messages:
             new[0] = with_context(new[0], self.session.memory)

@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 from conftest import CASSETTES, REPO
-from scripted_model import ScriptedModel, call, text
+from scripted_model import Call, ScriptedModel, call, calls, text
 from agent import cli
 from agent.transcripts import project_slug
 
@@ -173,3 +173,32 @@ def test_recording_again_replaces_the_cassette_whole(tmp_path, monkeypatch):
         model.close()
     assert "content: second" in cassette.read_text() and "content: first" not in cassette.read_text()
     assert sorted(path.name for path in tmp_path.iterdir()) == ["again.yaml"]  # no scratch file left
+
+
+def test_ctrl_c_stops_parallel_subagents_without_waiting_for_them(tmp_path):
+    model = ScriptedModel()
+    home = tmp_path / "home"
+    home.mkdir()
+    try:
+        model.script(calls(Call("Agent", {"description": "one", "prompt": "Slow one.", "subagent_type": "general-purpose"}),
+                           Call("Agent", {"description": "two", "prompt": "Slow two.", "subagent_type": "general-purpose"})))
+        model.route("Slow one.", text("late", delay_s=60))
+        model.route("Slow two.", text("late", delay_s=60))
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENROUTER_", "ANTHROPIC_", "AGENT_"))}
+        env.update(HOME=str(home), OPENROUTER_BASE_URL=model.base + "/api/v1", OPENROUTER_API_KEY="dummy")
+        process = subprocess.Popen(
+            [str(REPO / "your_program.sh"), "-p", "Ask both."], cwd=tmp_path,
+            env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )
+        deadline = time.monotonic() + 30
+        while len(model.requests) < 3 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        interrupted = time.monotonic()
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=50)
+        waited = time.monotonic() - interrupted
+    finally:
+        model.close()
+    assert process.returncode == 130 and out == "" and "Traceback" not in err
+    assert err.strip().splitlines()[-1] == "interrupted"
+    assert waited < 20, f"exited {waited:.0f} s after Ctrl-C: it waited for the subagents"

@@ -118,13 +118,24 @@ def execute_all(calls: list[ToolCall], tools: dict[str, Tool], context: Any) -> 
         while end < len(calls) and _is_parallel(calls[end], tools):
             end += 1
         if end - start > 1:
-            with ThreadPoolExecutor(max_workers=end - start) as pool:
-                futures = [pool.submit(execute, call, tools, context) for call in calls[start:end]]
-                results.extend(future.result() for future in futures)
+            results.extend(_execute_parallel(calls[start:end], tools, context))
             start = end
         else:
             results.append(execute(calls[start], tools, context))
             start += 1
+    return results
+
+
+def _execute_parallel(calls: list[ToolCall], tools: dict[str, Tool], context: Any) -> list[dict[str, Any]]:
+    pool = ThreadPoolExecutor(max_workers=len(calls))
+    try:
+        futures = [pool.submit(execute, call, tools, context) for call in calls]
+        results = [future.result() for future in futures]
+    except BaseException:  # Ctrl-C: the others stop at their next step instead of being waited for
+        context.session.cancelled.set()
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    pool.shutdown()
     return results
 
 
