@@ -87,14 +87,18 @@ def run_loop(agent: AgentSpec, messages: list[dict[str, Any]], session: Any,
         _check(cancelled)
         reply = session.client.complete(agent.system, messages, schemas, agent.model, agent.name, on_text)
         usage.add(reply.usage)
-        _record(agent, _append(messages, reply.as_message()))
+        if reply.blocks:  # an empty assistant turn could not be sent back
+            _record(agent, _append(messages, reply.as_message()))
         text, stop = reply.text, reply.stop_reason
         if stop == Stop.PAUSE:
             continue
         if not reply.tool_calls or stop in (Stop.REFUSAL, Stop.CONTEXT_EXCEEDED):
+            if reply.tool_calls:  # answered, so the conversation can be continued
+                _record(agent, _append(messages, {"role": "user", "content": [
+                    _not_run(call, _ENDED_BY[stop]) for call in reply.tool_calls]}))
             return Result(text, "success", turn, usage, messages, stop)
         if stop == Stop.MAX_TOKENS:
-            results = [_cut_off(call) for call in reply.tool_calls]
+            results = [_not_run(call, _CUT_OFF) for call in reply.tool_calls]
         else:
             _check(cancelled)
             results = execute_all(reply.tool_calls, agent.tools, context)
@@ -108,14 +112,14 @@ def _check(cancelled: threading.Event) -> None:
         raise Interrupted("interrupted")
 
 
-def _cut_off(call: ToolCall) -> dict[str, Any]:
-    return tool_result(
-        call.id,
-        f"{call.name} was not run: your reply was cut off at the output token limit, so this call "
-        "may be incomplete. Make it again with less in it (for example, write a long file in "
-        "several smaller steps).",
-        is_error=True,
-    )
+_CUT_OFF = ("your reply was cut off at the output token limit, so this call may be incomplete. Make "
+            "it again with less in it (for example, write a long file in several smaller steps)")
+_ENDED_BY = {Stop.REFUSAL: "the reply was refused, which ended the turn",
+             Stop.CONTEXT_EXCEEDED: "the conversation filled the context window, which ended the turn"}
+
+
+def _not_run(call: ToolCall, why: str) -> dict[str, Any]:
+    return tool_result(call.id, f"{call.name} was not run: {why}.", is_error=True)
 
 
 def _append(messages: list[dict[str, Any]], message: dict[str, Any]) -> dict[str, Any]:

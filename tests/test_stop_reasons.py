@@ -108,6 +108,20 @@ def test_a_refused_reply_runs_none_of_its_calls(agent):
     run = agent.run("Do something bad")
     assert run.exit_code == 1 and len(run.bodies) == 1
     assert not (agent.workspace / "ran.txt").exists()
+    agent.script(text("Fine."))
+    again = agent.run("Something else, then.", "--continue")  # the unrun call is answered, so this is valid
+    assert again.exit_code == 0 and not (agent.workspace / "ran.txt").exists()
+    sent = json.dumps(again.payloads[0]["messages"])
+    assert "Bash was not run: the reply was refused, which ended the turn." in sent
+
+
+def test_an_empty_reply_is_not_sent_back(agent):
+    agent.script(text(""))
+    assert agent.run("Say nothing.").stdout == ""
+    agent.script(text("Something."))
+    again = agent.run("Now say something.", "--continue")
+    assert again.stdout == "Something.\n"
+    assert [m["role"] for m in again.payloads[0]["messages"] if m["role"] != "system"] == ["user", "user"]
 
 
 def test_a_paused_turn_is_sent_back_and_continues(agent):
