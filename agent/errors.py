@@ -2,9 +2,11 @@
 
 
 class AgentError(Exception):
-    """A run-ending failure: the CLI prints `error: <message>` on stderr and exits with `exit_code`."""
+    """A run-ending failure: the CLI prints `error: <message>` on stderr and exits with `exit_code`.
+    `session` is the run's, when it failed after one was built (for the JSON result)."""
 
     exit_code = 1
+    session = None
 
 
 class UsageError(AgentError):

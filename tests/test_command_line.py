@@ -13,7 +13,7 @@ import pytest
 
 from agent import cli
 from agent.cli.environment import VARIABLES
-from scripted_model import call, text
+from scripted_model import call, fail, text
 
 
 def echo_user(request):
@@ -302,3 +302,28 @@ def test_add_dir_with_a_tilde_brings_that_folders_skills_and_permissions(agent):
     run = agent.run("Tidy up.", "--add-dir", "~/shared", "--permission-mode", "acceptEdits")
     assert run.exit_code == 0 and (shared / "out.txt").read_text() == "written"
     assert "Tidies the shared notes folder." in run.bodies[0]
+
+
+@pytest.mark.parametrize("output_format", ["json", "stream-json"])
+def test_a_run_that_fails_midway_still_reports_its_session_and_usage(agent, output_format):
+    agent.write("note.txt", "kumquat")
+    agent.script(call("Read", file_path="note.txt"), fail(400, "the request was not acceptable"))
+    run = agent.run("Read note.txt.", "--output-format", output_format, "--verbose")
+    lines = [json.loads(line) for line in run.stdout.splitlines()]
+    result = lines[-1]
+    assert run.exit_code == 1 and result["subtype"] == "error_during_execution" and result["is_error"]
+    assert "not acceptable" in result["result"] and result["usage"]["requests"] == 1
+    assert re.fullmatch(r"[0-9a-f-]{36}", result["session_id"])
+    if output_format == "stream-json":
+        assert lines[0]["subtype"] == "init" and lines[0]["session_id"] == result["session_id"]
+
+
+def test_stream_json_init_comes_before_a_forked_skills_lines(agent):
+    agent.skill("survey", "Surveys the folder.", "Look around and report.", fork=True)
+    agent.script(text("Nothing here."), text("The survey found nothing."))
+    run = agent.run("/survey", "--output-format", "stream-json", "--verbose")
+    lines = [json.loads(line) for line in run.stdout.splitlines()]
+    assert (lines[0]["type"], lines[0]["subtype"]) == ("system", "init")
+    assert [line["type"] for line in lines].count("system") == 1
+    assert lines[1]["message"]["content"][0]["text"] == "Nothing here."  # the forked skill's answer
+    assert lines[-1]["result"] == "The survey found nothing."

@@ -51,7 +51,7 @@ def main(argv: Sequence[str] | None = None, stdin: IO | None = None) -> int:
     except AgentError as exc:
         print(f"error: {exc}", file=sys.stderr)
         if output_format in ("json", "stream-json"):
-            print_json("error_during_execution", str(exc), 0, started)
+            print_json("error_during_execution", str(exc), 0, started, exc.session)
         return exc.exit_code
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)

@@ -12,7 +12,7 @@ from typing import IO, Any, Mapping
 
 from agent.cli.environment import Environment
 from agent.cli.stdin import combine, read_piped
-from agent.errors import UsageError
+from agent.errors import AgentError, UsageError
 
 log = logging.getLogger("agent")
 
@@ -35,24 +35,30 @@ def run(args: argparse.Namespace, env: Mapping[str, str], stdin: IO | None = Non
     elif stream is not None:
         stream.partial = args.include_partial_messages  # a replay may have taken it from the cassette
     session, history = build_session(args, environment, stream, recorded)
-    if stream is not None:
-        stream.session = session
-    session.client.limits.thinking(session.model)  # a thinking budget that leaves no room fails before any request
-    # a recorded interactive session replays by sending its recorded turns again, in order
-    earlier = (recorded.setup.get("prompts") or [])[:-1] if recorded and not recorded.inferred else []
-    conversation = MainConversation(session, history)
-    with recording(args, session, environment):
-        for prompt in earlier:
-            answer = conversation.turn(prompt)
-            log.info("replayed turn %r: %s", prompt[:60], " ".join(answer.text.split())[:200])
-        return conversation.turn(args.prompt), session
+    try:
+        session.client.limits.thinking(session.model)  # a thinking budget that leaves no room fails before any request
+        # a recorded interactive session replays by sending its recorded turns again, in order
+        earlier = (recorded.setup.get("prompts") or [])[:-1] if recorded and not recorded.inferred else []
+        conversation = MainConversation(session, history)
+        if stream is not None:
+            stream.start(session, conversation.agent)  # before a forked /skill's lines, as the first line
+        with recording(args, session, environment):
+            for prompt in earlier:
+                answer = conversation.turn(prompt)
+                log.info("replayed turn %r: %s", prompt[:60], " ".join(answer.text.split())[:200])
+            return conversation.turn(args.prompt), session
+    except AgentError as exc:
+        exc.session = session  # the JSON result still reports the session, its usage and cost
+        raise
 
 
 class _Unshown:
     """An observer for a replay of streamed replies that nobody watches: they stream, unseen."""
 
     wants_text = True
-    session = None
+
+    def start(self, session, agent) -> None:
+        pass
 
     def message(self, agent, message) -> None:
         pass

@@ -77,7 +77,6 @@ class StreamJson:
     def __init__(self, partial: bool = False) -> None:
         self.partial = partial
         self.session = None
-        self._started = False
         self._lock = threading.Lock()
 
     @property
@@ -85,15 +84,17 @@ class StreamJson:
         """Whether replies should stream (with --include-partial-messages)."""
         return self.partial
 
+    def start(self, session, agent) -> None:
+        """The first line, `system` `init`: the session and the main agent's model and tools."""
+        self.session = session
+        self._print({"type": "system", "subtype": "init", "cwd": str(session.workspace.cwd),
+                     "session_id": session.session_id, "model": agent.model, "tools": list(agent.tools),
+                     "permissionMode": getattr(agent.policy, "mode", "default"),
+                     "slash_commands": [name for name, s in session.skills.items() if s.user_invocable],
+                     "agents": list(session.agents)})
+
     def message(self, agent, message: dict[str, Any]) -> None:
         """Called by the loop with each message of every conversation."""
-        if not self._started and agent.name == "main":
-            self._started = True
-            self._print({"type": "system", "subtype": "init", "cwd": str(self.session.workspace.cwd),
-                         "session_id": self.session.session_id, "model": agent.model, "tools": list(agent.tools),
-                         "permissionMode": getattr(agent.policy, "mode", "default"),
-                         "slash_commands": [name for name, s in self.session.skills.items() if s.user_invocable],
-                         "agents": list(self.session.agents)})
         content = message.get("content")
         if message.get("role") == "assistant":
             self._print({"type": "assistant", "message": {**message, "model": agent.model}, **self._origin(agent)})
