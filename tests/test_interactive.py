@@ -242,11 +242,23 @@ def test_a_mention_adds_the_file_and_alt_enter_adds_a_line(model, start):
 
 
 def test_a_recorded_session_replays_its_turns_without_a_terminal(model, start, tmp_path):
-    model.script(call("Bash", command="date +%s%N"), text("noted the time"), text("second turn done"))
+    model.script(call("Bash", command="date +%s%N"), text("noted the time"),
+                 call("Bash", command="echo cancelled-turn"), text("too late", delay_s=8), text("second turn done"))
     session = start("--record", str(tmp_path / "session.yaml"))
     session.ready()
     session.send("What time is it?")
     session.expect("noted the time")
+    session.ready()
+    session.send("Start something slow")  # cancelled after one exchange and one tool run
+    session.expect("cancelled-turn")
+    deadline = time.monotonic() + 30
+    while len(model.requests) < 4 and time.monotonic() < deadline:  # the slow reply is on its way
+        time.sleep(0.05)
+    session.child.sendcontrol("c")
+    session.expect(r"left out of the recording")
+    session.ready()
+    session.send("/clear")  # a replay has one conversation: refused while recording
+    session.expect("not available while recording")
     session.ready()
     session.send("And now?")
     session.expect("second turn done")
@@ -257,6 +269,7 @@ def test_a_recorded_session_replays_its_turns_without_a_terminal(model, start, t
                             cwd=tmp_path, env={**os.environ, "HOME": str(session.home)}, stdin=subprocess.DEVNULL,
                             capture_output=True, text=True, timeout=60)
     assert (replay.returncode, replay.stdout) == (0, "second turn done\n"), replay.stderr
+    assert "cancelled" not in (tmp_path / "session.yaml").read_text()
 
 
 def test_output_that_is_not_a_terminal_gets_no_colours_or_cursor_movement(model, tmp_path):

@@ -83,11 +83,28 @@ def run_interactive(args: argparse.Namespace, env: Mapping[str, str], first_prom
     terminal.say(f"agent · {session.model} · {session.workspace.cwd}", "bold")
     terminal.say("Type a message, /help for commands, Ctrl-D to quit.", "dim")
     turns: list[str] = []  # what a recording stores: every prompt sent, so a replay can send them again
-    with recording(args, session, environment, turns):
-        return _loop(terminal, session, conversation, first_prompt, args, turns)
+    with recording(args, session, environment, turns) as taken:
+        return _loop(terminal, session, conversation, first_prompt, args, _Turns(turns, taken))
 
 
-def _loop(terminal: Terminal, session, conversation, first_prompt: str | None, args, turns: list[str]) -> int:
+class _Turns:
+    """The prompts a recording stores, so a replay can send them again: only those of turns that
+    finished; a turn that failed or was cancelled is left out of the cassette whole."""
+
+    def __init__(self, prompts: list[str], recording) -> None:
+        self.prompts = prompts
+        self.recording = recording  # agent.record.cassette.Recording, or None when not recording
+
+    def run(self, terminal: Terminal, conversation, prompt: str) -> None:
+        mark = self.recording.mark() if self.recording is not None else None
+        if _turn(terminal, conversation, prompt):
+            self.prompts.append(prompt)
+        elif mark is not None:
+            self.recording.leave_out_since(mark)
+            terminal.say("(that turn is left out of the recording)", "dim")
+
+
+def _loop(terminal: Terminal, session, conversation, first_prompt: str | None, args, turns: _Turns) -> int:
     """Read and answer lines until the session ends; returns the exit code (0)."""
     pending, interrupted = first_prompt, False
     while True:
@@ -112,38 +129,43 @@ def _loop(terminal: Terminal, session, conversation, first_prompt: str | None, a
             conversation = outcome
 
 
-def _handle(line: str, terminal: Terminal, session, conversation, args, turns: list[str]):
+def _handle(line: str, terminal: Terminal, session, conversation, args, turns: _Turns):
     """One line: a built-in command, a hint for an unknown one, or a turn of the conversation.
     Returns "exit", a new conversation, or None."""
     if not line.strip():
         return None
     word = line.split()[0]
     if word.startswith("/") and word[1:] in BUILTINS:
-        return _builtin(word[1:], line[len(word):].strip(), terminal, session, conversation, args)
+        rest = line[len(word):].strip()
+        if args.record and (word[1:] in ("clear", "resume") or (word[1:] == "model" and rest)):
+            terminal.say(f"{word} is not available while recording: a replay sends the recorded prompts to one "
+                         "conversation with one model", "yellow")
+            return None
+        return _builtin(word[1:], rest, terminal, session, conversation, args)
     if word.startswith("/") and word[1:] not in session.skills:
         terminal.say(f"Unknown command {word}; /help lists the commands and skills.", "yellow")
         return None
-    prompt = _with_mentions(line, session.workspace.cwd)
-    turns.append(prompt)
-    _turn(terminal, conversation, prompt)
+    turns.run(terminal, conversation, _with_mentions(line, session.workspace.cwd))
     return None
 
 
-def _turn(terminal: Terminal, conversation, prompt: str) -> None:
+def _turn(terminal: Terminal, conversation, prompt: str) -> bool:
+    """Answer one prompt on the screen; whether the turn finished (its answer is in the conversation)."""
     terminal.waiting()
     try:
         result = conversation.turn(prompt)
     except KeyboardInterrupt:
         terminal.answer_done("")
         terminal.say("(cancelled; the conversation is as it was before that message)", "dim")
-        return
+        return False
     except AgentError as error:
         terminal.answer_done("")
         terminal.say(f"error: {error}", "red")
-        return
+        return False
     terminal.answer_done(result.text.strip())
     if result.subtype == "error_max_turns":
         terminal.say(f"(stopped at the turn limit: {result.turns} turns)", "yellow")
+    return True
 
 
 def _builtin(name: str, rest: str, terminal: Terminal, session, conversation, args):

@@ -9,7 +9,9 @@ movement: rich writes plain text.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 import sys
 import threading
 from pathlib import Path
@@ -105,9 +107,11 @@ class Terminal:
         with self._lock:
             self._answer = ""
             if self.interactive_output:
-                self._live = Live(Spinner("dots", text="thinking…"), console=self.console, transient=True,
-                                  refresh_per_second=12)
-                self._live.start()
+                live = Live(Spinner("dots", text="thinking…"), console=self.console, transient=True,
+                            refresh_per_second=12)
+                with _interrupt_deferred():
+                    live.start()
+                    self._live = live
 
     def answer_text(self, delta: str) -> None:
         """More of the answer, as it streams."""
@@ -166,9 +170,27 @@ class Terminal:
         return True
 
     def _stop_live(self) -> None:
-        if self._live is not None:
-            self._live.stop()
-            self._live = None
+        live, self._live = self._live, None
+        if live is not None:
+            with _interrupt_deferred():
+                live.stop()
+
+
+@contextlib.contextmanager
+def _interrupt_deferred():
+    """Ctrl-C held back until the body is done: rich's live display started or stopped half way
+    leaves a spinner running or fails to stop again."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    pressed = []
+    previous = signal.signal(signal.SIGINT, lambda number, frame: pressed.append(number))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if pressed:
+        raise KeyboardInterrupt
 
 
 def summary(text: str) -> str:

@@ -48,6 +48,31 @@ class Recording:
     tool_runs: Any = None
     labels: list[str] = field(default_factory=list)
     servers: list[bool] = field(default_factory=list)  # whether each reply came from the scripted model
+    _left_out: list[range] = field(default_factory=list)  # the exchanges of turns that did not finish
+    _unfinished: tuple[int, int] | None = None
+
+    def mark(self) -> tuple[int, int]:
+        """Where a turn of an interactive session starts: its exchanges and tool runs so far."""
+        self._close_unfinished()
+        return len(self.labels), len(self.tool_runs.entries) if self.tool_runs is not None else 0
+
+    def leave_out_since(self, mark: tuple[int, int]) -> None:
+        """Leave a turn that failed or was cancelled out of the cassette, from its `mark` on (a
+        subagent still finishing its last request counts too), so a replay of the prompts that
+        did finish matches it."""
+        self._unfinished = mark
+        if self.tool_runs is not None:
+            del self.tool_runs.entries[mark[1]:]
+
+    def kept(self, index: int) -> bool:
+        """Whether exchange `index` goes into the cassette."""
+        self._close_unfinished()
+        return not any(index in left_out for left_out in self._left_out)
+
+    def _close_unfinished(self) -> None:
+        if self._unfinished is not None:
+            self._left_out.append(range(self._unfinished[0], len(self.labels)))
+            self._unfinished = None
 
     @property
     def recorded_against(self) -> str:
@@ -101,6 +126,8 @@ class _Serializer:
             out["setup"] = hide({key: setup.pop(key) for key in _SETUP_ORDER if key in setup} | setup)
         interactions = []
         for index, item in enumerate(data["interactions"]):
+            if not recording.kept(index):
+                continue
             request, response = item["request"], dict(item["response"])
             uri = request["uri"]
             if scripted:
@@ -158,29 +185,30 @@ def _vcr(path: str, placeholders: Placeholders, recording: Recording | None) -> 
 
 @contextlib.contextmanager
 def cassette(path: str, mode: str, http: requests.Session, folders: dict[str, Path],
-             recording: Recording | None = None) -> Iterator[None]:
+             recording: Recording | None = None) -> Iterator[Recording | None]:
     """Run the body with the model exchanges recorded to (mode "record") or replayed from
     (mode "replay") the cassette at `path`. `folders` name the paths written as placeholders;
-    `recording` is what a recorded cassette holds besides the exchanges. A replay that ends before
-    it has sent every recorded request has drifted too."""
+    `recording` is what a recorded cassette holds besides the exchanges, given to the body (None
+    in a replay). A replay that ends before it has sent every recorded request has drifted too."""
     if mode == "replay" and Path(path).is_dir():
         raise UsageError(f"cassette {path} is a folder, not a file")
     if mode == "replay" and not Path(path).is_file():
         raise UsageError(f"cassette not found: {path}")
     if mode == "record":
+        recording = recording or Recording()
         with _recorded_in_place_of(path) as scratch:
             adapter = _CassetteAdapter(path, recording)
             http.mount("http://", adapter)
             http.mount("https://", adapter)
             with _vcr(path, Placeholders(folders), recording).use_cassette(scratch, record_mode="all"):
-                yield
+                yield recording
         return
     adapter = _CassetteAdapter(path, None)
     http.mount("http://", adapter)
     http.mount("https://", adapter)
     with _vcr(path, Placeholders(folders), recording).use_cassette(path, record_mode="none") as played:
         try:
-            yield
+            yield None
         except ReplayMismatch:
             raise
         except AgentError as exc:
