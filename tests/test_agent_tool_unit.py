@@ -105,3 +105,31 @@ def test_a_shortened_listing_can_be_searched_for_full_descriptions(tmp_path):
     assert everything[0] == "All 30 agent types:" and len(everything) == 31
     with pytest.raises(ToolError, match="missing required argument"):
         agent.run({"subagent_type": "agent-01"}, ctx)
+
+
+def _with_preloading_agent(tmp_path):
+    """A session whose `notes` agent preloads the `notes` skill, whose file is then removed."""
+    from agent.skills.discovery import discover_skills
+
+    folder = tmp_path / ".claude" / "skills" / "notes"
+    folder.mkdir(parents=True)
+    (folder / "SKILL.md").write_text("---\nname: notes\ndescription: Keeps notes.\n---\nNOTES BODY\n")
+    ctx = context(tmp_path)
+    ctx.session.skills = {skill.name: skill for skill in discover_skills(tmp_path, tmp_path / "home")}
+    ctx.session.agents["notes"] = AgentDefinition("notes", "Takes notes.", "Body", skills=("notes",))
+    (folder / "SKILL.md").unlink()
+    return ctx
+
+
+def test_a_preloaded_skill_that_cannot_be_read_is_a_tool_error(tmp_path):
+    ctx = _with_preloading_agent(tmp_path)
+    with pytest.raises(ToolError, match="the notes agent's skill 'notes' cannot be loaded"):
+        tool(ctx, "Agent").run({"description": "x", "prompt": "y", "subagent_type": "notes"}, ctx)
+    assert ctx.session.running_subagents == 0
+
+
+def test_the_concurrency_limit_is_checked_before_anything_is_loaded(tmp_path):
+    ctx = _with_preloading_agent(tmp_path)
+    ctx.session.max_concurrent = ctx.session.running_subagents = 1
+    with pytest.raises(ToolError, match="Concurrent subagent limit reached"):
+        tool(ctx, "Agent").run({"description": "x", "prompt": "y", "subagent_type": "notes"}, ctx)

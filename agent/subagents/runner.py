@@ -19,6 +19,7 @@ from agent.model.pricing import cost_usd
 from agent.model.providers import resolve_model
 from agent.permissions.policy import grant
 from agent.prompt import subagent_system_prompt
+from agent.skills.discovery import SkillError
 from agent.skills.commands import command_context
 from agent.skills.render import render
 from agent.subagents.definitions import AgentDefinition, filter_tools
@@ -54,7 +55,10 @@ def subagent_spec(
         if skill is None or not skill.model_invocable:
             log.info("agent %s: skill %r cannot be preloaded", definition.name, name)
             continue
-        body += "\n\n" + render(skill, "", command_context(session, policy))
+        try:
+            body += "\n\n" + render(skill, "", command_context(session, policy))
+        except SkillError as error:
+            raise ToolError(f"the {definition.name} agent's skill {name!r} cannot be loaded: {error}") from None
     model = resolve_model([*models, definition.model, session.subagent_model], session.model_aliases, session.model)
     return AgentSpec(
         name=label,

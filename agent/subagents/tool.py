@@ -74,9 +74,7 @@ def agent_tool(agents: dict[str, AgentDefinition], entries: dict[str, Entry], li
         if definition is None:
             valid = "call Agent with `search` to look types up" if searchable else f"valid types: {', '.join(agents)}"
             raise ToolError(f"unknown subagent_type {kind!r}; {valid}")
-        spec = subagent_spec(session, definition, context.agent, kind, [arguments.get("model")],
-                             parent_tool_use_id=context.call_id)
-        with session.lock:
+        with session.lock:  # before the spec: preloading a skill may run its commands
             if session.running_subagents >= session.max_concurrent:
                 raise ToolError(
                     f"Concurrent subagent limit reached ({session.max_concurrent} running). Do not retry "
@@ -84,6 +82,8 @@ def agent_tool(agents: dict[str, AgentDefinition], entries: dict[str, Entry], li
                 )
             session.running_subagents += 1
         try:
+            spec = subagent_spec(session, definition, context.agent, kind, [arguments.get("model")],
+                                 parent_tool_use_id=context.call_id)
             result = run_subagent(spec, arguments["prompt"], session, kind, arguments["description"])
         except ProviderError as exc:  # a failure inside the subagent is its caller's error result
             raise ToolError(f"the {kind} agent failed: {exc}") from None
