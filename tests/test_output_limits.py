@@ -2,6 +2,8 @@
 default for unknown models, Claude Code's CLAUDE_CODE_MAX_OUTPUT_TOKENS to change it, and one-line
 errors for values that make no sense."""
 
+import logging
+
 import pytest
 
 from agent.cli.environment import Environment
@@ -108,3 +110,20 @@ def test_a_bad_value_is_one_line_and_exit_2_before_any_request(agent, monkeypatc
     assert (run.exit_code, run.stdout) == (2, "")
     assert len(run.stderr.splitlines()) == 1 and run.stderr.startswith(f"error: {variable}")
     assert not run.cassette.exists()
+
+
+def test_mid_run_a_model_without_room_turns_thinking_off_instead():
+    seen = []
+    handler = logging.Handler()
+    handler.emit = lambda record: seen.append(record.getMessage())
+    logging.getLogger("agent").addHandler(handler)
+    try:
+        limits = limits_from({"MAX_THINKING_TOKENS": "5000"})
+        assert limits.thinking("claude-3-haiku", strict=False) == 0
+        assert limits.thinking("claude-3-haiku", strict=False) == 0
+        assert limits.thinking("claude-haiku-4-5", strict=False) == 5000
+    finally:
+        logging.getLogger("agent").removeHandler(handler)
+    assert seen.count(
+        "MAX_THINKING_TOKENS (5000) must be below the output limit for claude-3-haiku (4096 tokens): "
+        "claude-3-haiku runs without extended thinking") == 1

@@ -90,3 +90,19 @@ def test_reasoning_tokens_are_counted_in_usage(agent):
     reported = usage.get("output_tokens", usage.get("completion_tokens"))
     assert result["usage"]["output_tokens"] == reported > 100  # the thought's tokens are in it
     assert result["total_cost_usd"] > 5.00 * reported / 1_000_000  # and paid for at the output price
+
+
+def test_a_subagent_model_without_room_to_think_runs_without_thinking(agent, monkeypatch):
+    """The budget was checked against the main model at the start; a subagent's smaller model
+    (4,096 output tokens) must not end the run mid-way."""
+    monkeypatch.setenv("MAX_THINKING_TOKENS", "5000")
+    agent.allow_any_model()
+    small = {"openrouter": "anthropic/claude-3-haiku", "anthropic": "claude-3-haiku-20240307"}[agent.provider]
+    agent.agent_file("quick.md", "quick", "Answers quickly.", "QUICK BODY", f"model: {small}")
+    agent.script(call("Agent", description="ask", prompt="Say ok.", subagent_type="quick"), text("ok"), text("It said ok."))
+    run = agent.run("Ask the quick agent.")
+    assert (run.exit_code, run.stdout) == (0, "It said ok.\n"), run.stderr
+    assert run.stderr.count("runs without extended thinking") == 1
+    main, sub = run.payloads[0], run.payloads[1]
+    assert sub["model"] == small and "thinking" not in sub and "reasoning" not in sub
+    assert ("thinking" in main) or ("reasoning" in main)

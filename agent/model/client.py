@@ -86,7 +86,7 @@ class ModelClient:
         """One request of the conversation of `agent` (`main`, or a subagent's name): the reply to
         `messages` under `system`, offering `tools`. With `on_text` the reply is streamed and each
         piece of its text handed to it as it arrives (a retried attempt starts over)."""
-        thinking = self.limits.thinking(model)
+        thinking = self.limits.thinking(model, strict=False)  # the main model was checked at the start
         payload = self.provider.wire.encode(system, messages, tools, model, self.limits.max_tokens(model), thinking,
                                             stream=on_text is not None)
         with self._lock:

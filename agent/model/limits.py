@@ -11,11 +11,13 @@ MAX_THINKING_TOKENS turns extended thinking on with that budget.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import logging
+from dataclasses import dataclass, field
 
 from agent.errors import UsageError
 from agent.model.pricing import price_key
 
+log = logging.getLogger("agent")
 OUTPUT_VARIABLE = "CLAUDE_CODE_MAX_OUTPUT_TOKENS"
 THINKING_VARIABLE = "MAX_THINKING_TOKENS"
 DEFAULT_CAP = 32_000  # Claude Code's default output limit
@@ -58,6 +60,7 @@ class Limits:
 
     max_output: int | None = None  # CLAUDE_CODE_MAX_OUTPUT_TOKENS, if set
     thinking_budget: int = 0  # MAX_THINKING_TOKENS: 0 (off) or at least MIN_THINKING_BUDGET
+    _warned: set[str] = field(default_factory=set, compare=False, repr=False)  # models told thinking is off
 
     def max_tokens(self, model: str) -> int:
         """The output limit a request for `model` asks for."""
@@ -66,14 +69,19 @@ class Limits:
             return min(self.max_output, known[0]) if known else self.max_output
         return min(known[0], DEFAULT_CAP) if known else UNKNOWN_MODEL_OUTPUT
 
-    def thinking(self, model: str) -> int:
-        """The thinking budget for `model` (0: off). It must leave room for an answer, so a budget
-        at or above the output limit is a usage error."""
+    def thinking(self, model: str, strict: bool = True) -> int:
+        """The thinking budget for `model` (0: off). It must leave room for an answer: a budget at
+        or above the output limit is a usage error, or, not `strict` (a subagent's or a switched-to
+        model, mid-run), thinking off for that model with one warning."""
         limit = self.max_tokens(model)
         if self.thinking_budget and self.thinking_budget >= limit:
-            raise UsageError(
-                f"{THINKING_VARIABLE} ({self.thinking_budget}) must be below the output limit for {model} "
-                f"({limit} tokens); lower it or raise {OUTPUT_VARIABLE}"
-            )
+            problem = (f"{THINKING_VARIABLE} ({self.thinking_budget}) must be below the output limit for {model} "
+                       f"({limit} tokens)")
+            if strict:
+                raise UsageError(f"{problem}; lower it or raise {OUTPUT_VARIABLE}")
+            if model not in self._warned:
+                self._warned.add(model)
+                log.warning(f"{problem}: {model} runs without extended thinking")
+            return 0
         return self.thinking_budget
 
