@@ -55,6 +55,7 @@ class Session:
     transcripts: Any = None  # agent.transcripts.Transcripts, or None with --no-session-persistence
     policy: Any = None  # agent.permissions.policy.Policy for the main conversation (subagents inherit it)
     permission_denials: list[dict[str, Any]] = field(default_factory=list)
+    approved: tuple[str, ...] = ()  # allow rules the person approved "always" (interactive), for every agent
     # called as tool_runs(agent, call_id, tool, arguments, run) wherever a tool would touch the
     # machine: records each result (--record) or answers from the cassette (--replay-tools)
     tool_runs: Any = None

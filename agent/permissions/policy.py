@@ -30,7 +30,7 @@ class Decision:
     allowed: bool
     reason: str  # for approvals, a few words for the log: which rule or mode approved
     kind: str = ""  # for refusals: "deny", "ask", "plan" or "approval" (no rule approves it)
-    suggestion: str = ""  # for "approval" refusals of Bash: an allow rule that would approve it
+    suggestion: str = ""  # for "approval" refusals: the narrowest allow rule that would approve the call
 
 
 @dataclass(frozen=True)
@@ -66,7 +66,9 @@ class Policy:
             return Decision(True, "needs no approval")
         if self.mode == "acceptEdits" and self._edit_inside(tool_name, args):
             return Decision(True, "acceptEdits mode")
-        return _refusal("approval", subject, ways=self._suggestions(tool_name, args))
+        rules = self._suggestions(tool_name, args)
+        extra = ["--permission-mode acceptEdits"] if self._edit_inside(tool_name, args) else []
+        return _refusal("approval", subject, ways=[f"--allowedTools '{rules[0]}'", *extra], suggestion=rules[0])
 
     def with_allowed(self, rules: Iterable[str] | str) -> Policy:
         """This policy with extra allow rules, e.g. a skill's `allowed-tools` while it is active."""
@@ -214,15 +216,13 @@ class Policy:
         return f"{tool} {_quote(value)}" if value else tool
 
     def _suggestions(self, tool: str, args: dict[str, Any]) -> list[str]:
-        """Ways the user can allow the refused call, most specific first."""
+        """Allow rules that would approve the refused call, most specific first."""
         path = self._target(tool, args) if tool in READ_FAMILY + EDIT_FAMILY else None
         if path is None:
-            return [f"--allowedTools '{tool}'"]
+            return [tool]
         inside = self._inside(path)
         name = "Edit" if tool in EDIT_FAMILY else tool
-        rule = f"{name}(./{inside})" if inside else f"{name}(/{path.as_posix()})"
-        extra = ["--permission-mode acceptEdits"] if self._edit_inside(tool, args) else []
-        return [f"--allowedTools '{rule}'", *extra]
+        return [f"{name}(./{inside})" if inside else f"{name}(/{path.as_posix()})"]
 
 
 def grant(policy: Policy | None, rules: Iterable[str]) -> Policy | None:

@@ -89,17 +89,20 @@ def _permission_refusal(call: ToolCall, tool: Tool, context: Any) -> str | None:
     policy = getattr(getattr(context, "agent", None), "policy", None)
     if policy is None:
         return None
+    session = context.session
+    if session.approved:
+        policy = policy.with_allowed(session.approved)
     decision = policy.check(call.name, call.arguments, tool.read_only)
     if decision.allowed:
         return None
-    approver = getattr(context.session, "approver", None)
+    approver = getattr(session, "approver", None)
     if approver is not None and decision.kind in ("approval", "ask"):
         answer = approver(call.name, call.arguments)
-        if answer == "always":
-            rule = decision.suggestion or call.name
-            context.agent.policy = policy.with_allowed([rule])
-            if context.session.policy is not None:  # subagents started later inherit it too
-                context.session.policy = context.session.policy.with_allowed([rule])
+        if answer == "always" and decision.suggestion in ("", "Bash"):  # it would approve every command
+            log.warning(f"approved once: no rule narrower than all of {call.name} approves this call")
+        elif answer == "always":
+            with session.lock:  # every agent of the session, running or started later, sees it
+                session.approved = (*session.approved, decision.suggestion)
         if answer in ("once", "always"):
             return None
         context.session.record_denial(call.name, call.id, call.arguments)
