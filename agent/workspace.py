@@ -6,6 +6,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from agent.errors import UsageError
+
 
 @dataclass(frozen=True)
 class Workspace:
@@ -38,3 +40,17 @@ def project_folders(cwd: Path) -> list[Path]:
         if os.path.exists(folder / ".git"):  # a file in worktrees and submodules
             return chain[:index + 1]
     return [start]
+
+
+def json_option(flag: str, value: str, cwd: Path) -> tuple[str, str]:
+    """The JSON text of an option that takes JSON text or a JSON file's path (relative to `cwd`),
+    and where it came from, for messages. An unreadable file is a one-line UsageError."""
+    if value.strip().startswith(("{", "[")):
+        return value, f"the {flag} value"
+    path = Path(cwd) / os.path.expanduser(value.strip())
+    try:
+        return path.read_bytes().decode("utf-8", errors="replace"), str(path)
+    except (OSError, ValueError) as error:  # ValueError: a NUL byte in the path
+        reason = getattr(error, "strerror", None) or str(error).splitlines()[0]
+        flat = " ".join(value.split())
+        raise UsageError(f"{flag}: {flat[:80]} is neither a JSON object nor a readable file ({reason})") from None

@@ -114,6 +114,24 @@ def test_a_flag_that_differs_from_the_recording_is_an_error(agent):
     assert (same.exit_code, same.stdout) == (0, "Hello.\n")
 
 
+def test_a_replay_needs_no_file_an_option_named(agent):
+    """--agents and --settings given as files are recorded as their contents."""
+    agent.write("team.json", json.dumps({"tester": {"description": "Runs checks.", "prompt": "TESTER BODY"}}))
+    agent.write("extra.json", json.dumps({"permissions": {"allow": ["Bash(echo:*)"]}}))
+    agent.settings({})
+    agent.script(call("Bash", command="echo from-settings"), text("done"))
+    if agent.recording:
+        run = agent.run("Go.", "--agents", "team.json", "--settings", "extra.json")
+        assert run.exit_code == 0 and "from-settings" in run.bodies[1] and "TESTER BODY" not in run.bodies[0]
+        assert "Runs checks." in run.bodies[0]
+    for name in ("team.json", "extra.json"):
+        (agent.workspace / name).unlink()
+    replayed = agent.replay("--replay-tools")
+    assert (replayed.exit_code, replayed.stdout) == (0, "done\n"), replayed.stderr
+    setup = yaml.safe_load(agent.cassette_path(1).read_text())["setup"]["options"]
+    assert json.loads(setup["--agents"])["tester"]["prompt"] == "TESTER BODY"
+
+
 def test_a_recorded_option_of_the_wrong_kind_is_a_usage_error(agent, tmp_path, capsys):
     """A cassette is untrusted: an option it records must be a value that flag takes."""
     agent.script(text("Hello."))

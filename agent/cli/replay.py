@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import argparse
 import logging
+from pathlib import Path
 from typing import Any, Mapping
 
 from agent import __version__
 from agent.errors import UsageError
 from agent.model.providers import KINDS, Provider, select_provider
+from agent.workspace import json_option
 
 SHAPING_OPTIONS = (
     "max_turns", "agents", "permission_mode", "allowed_tools", "disallowed_tools", "dangerously_skip_permissions",
@@ -56,6 +58,9 @@ def recorded_setup(args: argparse.Namespace, parser: argparse.ArgumentParser, pr
     }
     options = {_flag(parser, dest): getattr(args, dest) for dest in SHAPING_OPTIONS
                if getattr(args, dest) != parser.get_default(dest)}
+    for flag in ("--agents", "--settings"):  # a file's contents, not its path: the replay may lack it
+        if isinstance(options.get(flag), str):
+            options[flag] = json_option(flag, options[flag], Path.cwd())[0]
     environment = {name: env[name] for name in SHAPING_ENVIRONMENT if env.get(name)}
     if options:
         setup["options"] = options

@@ -13,6 +13,7 @@ from agent.errors import UsageError
 from agent.permissions.paths import normal_path
 from agent.permissions.policy import MODES, Policy
 from agent.permissions.rules import merge_rules, rule_warning, split_rules
+from agent.workspace import json_option
 
 log = logging.getLogger("agent")
 
@@ -69,14 +70,7 @@ def load_policy(cwd: Path, home: Path, mode: str | None = None, allowed: Iterabl
 
 def _flag_settings(value: str, cwd: Path) -> tuple[str, dict[str, Any]]:
     """The source name and permissions of a --settings value: JSON text, or a JSON file's path."""
-    if value.lstrip().startswith("{"):
-        where, text = "--settings", value
-    else:
-        where = str(cwd / value)
-        try:
-            text = Path(where).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError, ValueError) as error:
-            raise UsageError(f"--settings: cannot read {where} ({getattr(error, 'strerror', None) or error})") from None
+    text, where = json_option("--settings", value, cwd)
     try:
         data = json.loads(text)
     except (ValueError, RecursionError) as error:

@@ -20,7 +20,7 @@ from agent.skills.frontmatter import (
 )
 from agent.subagents.definitions import BUILTIN_AGENTS, AgentDefinition, tool_name
 from agent.tools import builtin_tools
-from agent.workspace import project_folders
+from agent.workspace import json_option, project_folders
 
 log = logging.getLogger("agent")
 
@@ -115,16 +115,7 @@ def parse_cli_agents(value: str, cwd: Path | None = None) -> dict[str, AgentDefi
     "tools", "disallowedTools", "model", "maxTurns", "skills"}}`, or the path of a JSON file holding
     one (relative to `cwd`, default the process's). Raises UsageError with a one-line message when
     the file cannot be read, the JSON is invalid or not an object, or an entry is unusable."""
-    text, origin = value, "the --agents value"
-    if not value.strip().startswith(("{", "[")):
-        path = Path(cwd if cwd is not None else Path.cwd()) / value.strip()
-        try:
-            text, origin = path.read_bytes().decode("utf-8", errors="replace"), str(path)
-        except (OSError, ValueError) as error:  # ValueError: a NUL byte in the path
-            reason = getattr(error, "strerror", None) or first_line(error)
-            raise UsageError(
-                f"--agents: {_short(value)} is neither a JSON object nor a readable file ({reason})"
-            ) from None
+    text, origin = json_option("--agents", value, cwd if cwd is not None else Path.cwd())
     try:
         data = json.loads(text)
     except (ValueError, RecursionError) as error:  # RecursionError: absurdly deep nesting
