@@ -6,6 +6,7 @@ import re
 import signal
 import subprocess
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from conftest import CASSETTES, REPO
@@ -104,53 +105,56 @@ def test_subagent_tool_limits_are_enforced_at_execution(agent):
     assert not (agent.workspace / "pwned").exists()
 
 
-def test_ctrl_c_exits_130_with_a_note_and_leaves_a_transcript(tmp_path):
+@dataclass
+class Interrupted:
+    code: int
+    out: str
+    err: str
+    waited: float  # seconds from Ctrl-C to the exit
+
+
+def interrupt(tmp_path: Path, argv: list[str], replies: list, after_requests: int,
+              routes: dict | None = None) -> Interrupted:
+    """Run the agent as a user would, against a scripted model, and press Ctrl-C once it has
+    sent `after_requests` requests; `tmp_path / "home"` is its home."""
     model = ScriptedModel()
-    home = tmp_path / "home"
-    home.mkdir()
+    (tmp_path / "home").mkdir(exist_ok=True)
     try:
-        model.script(call("Bash", command="echo started"), text("too late", delay_s=30))
+        model.script(*replies)
+        for key, reply in (routes or {}).items():
+            model.route(key, reply)
         env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENROUTER_", "ANTHROPIC_", "AGENT_"))}
-        env.update(HOME=str(home), OPENROUTER_BASE_URL=model.base + "/api/v1", OPENROUTER_API_KEY="dummy")
+        env.update(HOME=str(tmp_path / "home"), OPENROUTER_BASE_URL=model.base + "/api/v1", OPENROUTER_API_KEY="dummy")
         process = subprocess.Popen(
-            [str(REPO / "your_program.sh"), "-p", "Start and wait."], cwd=tmp_path,
+            [str(REPO / "your_program.sh"), *argv], cwd=tmp_path,
             env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         )
         deadline = time.monotonic() + 30
-        while len(model.requests) < 2 and time.monotonic() < deadline:
+        while len(model.requests) < after_requests and time.monotonic() < deadline:
             time.sleep(0.05)
+        pressed = time.monotonic()
         process.send_signal(signal.SIGINT)
-        out, err = process.communicate(timeout=30)
+        out, err = process.communicate(timeout=50)
+        return Interrupted(process.returncode, out, err, time.monotonic() - pressed)
     finally:
         model.close()
-    assert process.returncode == 130 and out == ""
-    assert err.strip().splitlines()[-1] == "interrupted" and "Traceback" not in err
-    (transcript,) = (home / ".claude" / "projects").rglob("*.jsonl")
+
+
+def test_ctrl_c_exits_130_with_a_note_and_leaves_a_transcript(tmp_path):
+    run = interrupt(tmp_path, ["-p", "Start and wait."],
+                    [call("Bash", command="echo started"), text("too late", delay_s=30)], after_requests=2)
+    assert run.code == 130 and run.out == ""
+    assert run.err.strip().splitlines()[-1] == "interrupted" and "Traceback" not in run.err
+    (transcript,) = (tmp_path / "home" / ".claude" / "projects").rglob("*.jsonl")
     assert "started" in transcript.read_text()
 
 
 def test_a_recording_cut_short_leaves_the_existing_cassette_as_it_was(tmp_path):
-    model = ScriptedModel()
-    home = tmp_path / "home"
-    home.mkdir()
     cassette = tmp_path / "kept.yaml"
     cassette.write_text("the cassette a user already had\n")
-    try:
-        model.script(call("Bash", command="echo started"), text("too late", delay_s=30))
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENROUTER_", "ANTHROPIC_", "AGENT_"))}
-        env.update(HOME=str(home), OPENROUTER_BASE_URL=model.base + "/api/v1", OPENROUTER_API_KEY="dummy")
-        process = subprocess.Popen(
-            [str(REPO / "your_program.sh"), "-p", "Start and wait.", "--record", str(cassette)], cwd=tmp_path,
-            env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        )
-        deadline = time.monotonic() + 30
-        while len(model.requests) < 2 and time.monotonic() < deadline:
-            time.sleep(0.05)
-        process.send_signal(signal.SIGINT)
-        _, err = process.communicate(timeout=30)
-    finally:
-        model.close()
-    assert process.returncode == 130 and "is left as it was" in err
+    run = interrupt(tmp_path, ["-p", "Start and wait.", "--record", str(cassette)],
+                    [call("Bash", command="echo started"), text("too late", delay_s=30)], after_requests=2)
+    assert run.code == 130 and "is left as it was" in run.err
     assert cassette.read_text() == "the cassette a user already had\n"
     assert sorted(path.name for path in tmp_path.iterdir()) == ["home", "kept.yaml"]  # no scratch file left
 
@@ -176,29 +180,11 @@ def test_recording_again_replaces_the_cassette_whole(tmp_path, monkeypatch):
 
 
 def test_ctrl_c_stops_parallel_subagents_without_waiting_for_them(tmp_path):
-    model = ScriptedModel()
-    home = tmp_path / "home"
-    home.mkdir()
-    try:
-        model.script(calls(Call("Agent", {"description": "one", "prompt": "Slow one.", "subagent_type": "general-purpose"}),
-                           Call("Agent", {"description": "two", "prompt": "Slow two.", "subagent_type": "general-purpose"})))
-        model.route("Slow one.", text("late", delay_s=60))
-        model.route("Slow two.", text("late", delay_s=60))
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENROUTER_", "ANTHROPIC_", "AGENT_"))}
-        env.update(HOME=str(home), OPENROUTER_BASE_URL=model.base + "/api/v1", OPENROUTER_API_KEY="dummy")
-        process = subprocess.Popen(
-            [str(REPO / "your_program.sh"), "-p", "Ask both."], cwd=tmp_path,
-            env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        )
-        deadline = time.monotonic() + 30
-        while len(model.requests) < 3 and time.monotonic() < deadline:
-            time.sleep(0.05)
-        interrupted = time.monotonic()
-        process.send_signal(signal.SIGINT)
-        out, err = process.communicate(timeout=50)
-        waited = time.monotonic() - interrupted
-    finally:
-        model.close()
-    assert process.returncode == 130 and out == "" and "Traceback" not in err
-    assert err.strip().splitlines()[-1] == "interrupted"
-    assert waited < 20, f"exited {waited:.0f} s after Ctrl-C: it waited for the subagents"
+    both = calls(Call("Agent", {"description": "one", "prompt": "Slow one.", "subagent_type": "general-purpose"}),
+                 Call("Agent", {"description": "two", "prompt": "Slow two.", "subagent_type": "general-purpose"}))
+    slow = text("late", delay_s=60)
+    run = interrupt(tmp_path, ["-p", "Ask both."], [both], after_requests=3,
+                    routes={"Slow one.": slow, "Slow two.": slow})
+    assert run.code == 130 and run.out == "" and "Traceback" not in run.err
+    assert run.err.strip().splitlines()[-1] == "interrupted"
+    assert run.waited < 20, f"exited {run.waited:.0f} s after Ctrl-C: it waited for the subagents"
