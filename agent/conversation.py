@@ -45,6 +45,11 @@ class Usage:
         }
 
 
+def token_count(value: Any) -> int:
+    """A token count from a provider's usage object: a positive integer, anything else 0."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+
+
 class Stop:
     """Why a reply ended, in one vocabulary for both wires (Anthropic's names, which Claude Code's
     JSON result also uses). The loop acts on each: see `agent.loop.run_loop`."""

@@ -147,15 +147,9 @@ def replay_provider(setup: dict[str, Any], base_url: str | None, path: str) -> P
 
 def narration(setup: dict[str, Any], path: str, inferred: bool = False) -> str:
     """One line saying what a replay replays, for --verbose: never a scripted reply passed off as a model's."""
-    head = f"replaying {path}: {setup.get('provider')} {setup.get('model')}"
-    if inferred:
-        return f"{head}, from a cassette without a setup (provider and model read from its first request)"
-    against = setup.get("recorded_against")
-    if against == "scripted model":
-        against = "the scripted model (its replies were written by a test, not by a model)"
-    else:
-        against = f"a {against}"
-    return f"{head}, recorded by agent {setup.get('agent_version', '?')} against {against}"
+    from agent.record.show import setup_line
+
+    return f"replaying {path}: {setup_line(setup, inferred)}"
 
 
 def _brief(value: Any) -> str:

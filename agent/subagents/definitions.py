@@ -7,11 +7,11 @@ import logging
 from dataclasses import dataclass
 from pathlib import Path
 
+from agent.permissions.rules import ALIASES as TOOL_ALIASES
 from agent.skills.frontmatter import split_frontmatter
 
 log = logging.getLogger("agent")
 
-_TOOL_ALIASES = {"Task": "Agent"}  # the Agent tool was called Task; old definitions still say so
 
 
 @dataclass(frozen=True)
@@ -119,4 +119,4 @@ def filter_tools(available: list[str], definition: AgentDefinition) -> list[str]
 def tool_name(entry: str) -> str:
     """The tool an entry of a tools list names: `Bash(git *)` names Bash, `Task` names Agent."""
     name = entry.split("(", 1)[0].strip()
-    return _TOOL_ALIASES.get(name, name)
+    return TOOL_ALIASES.get(name, name)  # old definitions still say Task

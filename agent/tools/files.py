@@ -72,7 +72,8 @@ def _int_arg(arguments: dict[str, Any], name: str, minimum: int) -> int | None:
     return value
 
 
-def _is_binary(path: Path) -> bool:
+def is_binary(path: Path) -> bool:
+    """Whether the file at `path` looks binary (a NUL byte near its start): Read and Grep skip those."""
     with open(path, "rb") as handle:
         return b"\0" in handle.read(BINARY_SNIFF_BYTES)
 
@@ -93,7 +94,7 @@ def _read(arguments: dict[str, Any], context: Any) -> str:
         raise ToolError(f"{shown} is not a regular file.")
     try:
         size = path.stat().st_size
-        if _is_binary(path):
+        if is_binary(path):
             return f"{shown} is a binary file ({size} bytes); its contents are not shown."
         if size == 0:
             return f"{shown} is empty."
@@ -169,7 +170,7 @@ def _edit(arguments: dict[str, Any], context: Any) -> str:
             raise ToolError(f"File does not exist: {shown}")
         return _write({"file_path": str(path), "content": new}, context)
     try:
-        if _is_binary(path):
+        if is_binary(path):
             raise ToolError(f"{shown} is a binary file; Edit only changes text files.")
         # surrogateescape round-trips bytes that are not valid UTF-8 instead of corrupting them.
         text = path.read_bytes().decode("utf-8", errors="surrogateescape")

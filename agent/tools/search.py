@@ -8,11 +8,11 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from agent.tools.base import Tool, ToolError, object_schema
+from agent.tools.files import is_binary
 
 MAX_FILES = 100
 MAX_CONTENT_LINES = 250
 MAX_LINE_CHARS = 500
-BINARY_SNIFF_BYTES = 8192
 _MAGIC = re.compile(r"[*?\[{]")
 _BRACES = re.compile(r"\{([^{}]*)\}")
 
@@ -133,11 +133,6 @@ def _glob(arguments: dict[str, Any], context: Any) -> str:
     return _capped(_by_recency(found, context), MAX_FILES, "matches")
 
 
-def _is_binary(path: Path) -> bool:
-    with open(path, "rb") as handle:
-        return b"\0" in handle.read(BINARY_SNIFF_BYTES)
-
-
 def _grep_files(root: Path, glob: str | None, context: Any) -> Iterator[Path]:
     matcher = _glob_regex(glob) if glob else None
     candidates = [root] if root.is_file() else _walk(root)
@@ -181,7 +176,7 @@ def _grep(arguments: dict[str, Any], context: Any) -> str:
     lines: list[str] = []
     for path in _grep_files(root, glob, context):
         try:
-            if _is_binary(path):
+            if is_binary(path):
                 continue
             if mode == "files_with_matches":
                 if next(_matching_lines(path, regex), None) is not None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from agent.conversation import Reply, Stop, ToolCall, Usage, settle_stop
+from agent.conversation import Reply, Stop, ToolCall, Usage, settle_stop, token_count
 from agent.errors import ProviderError
 from agent.model.wire import chat_stream
 
@@ -162,20 +162,16 @@ def _usage(raw: Any) -> Usage:
     # was read from or written to the cache
     raw = raw if isinstance(raw, dict) else {}
     details = raw.get("prompt_tokens_details") if isinstance(raw.get("prompt_tokens_details"), dict) else {}
-    read, written = _count(details.get("cached_tokens")), _count(details.get("cache_write_tokens"))
+    read, written = token_count(details.get("cached_tokens")), token_count(details.get("cache_write_tokens"))
     completion = raw.get("completion_tokens_details") if isinstance(raw.get("completion_tokens_details"), dict) else {}
     return Usage(
-        input_tokens=max(0, _count(raw.get("prompt_tokens")) - read - written),
-        output_tokens=_count(raw.get("completion_tokens")),
+        input_tokens=max(0, token_count(raw.get("prompt_tokens")) - read - written),
+        output_tokens=token_count(raw.get("completion_tokens")),
         requests=1,
         cache_read_tokens=read,
         cache_write_tokens=written,
-        reasoning_tokens=_count(completion.get("reasoning_tokens")),
+        reasoning_tokens=token_count(completion.get("reasoning_tokens")),
     )
-
-
-def _count(value: Any) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
 
 
 def _text_of(content: Any) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from agent.conversation import Reply, Stop, ToolCall, Usage, settle_stop, text_block, tool_use_block
+from agent.conversation import Reply, Stop, ToolCall, Usage, settle_stop, token_count, text_block, tool_use_block
 from agent.errors import ProviderError
 from agent.model.wire import messages_stream
 
@@ -93,11 +93,11 @@ def decode(body: Any) -> Reply:
         text=text,
         tool_calls=calls,
         usage=Usage(
-            input_tokens=_count(usage.get("input_tokens")),
-            output_tokens=_count(usage.get("output_tokens")),
+            input_tokens=token_count(usage.get("input_tokens")),
+            output_tokens=token_count(usage.get("output_tokens")),
             requests=1,
-            cache_read_tokens=_count(usage.get("cache_read_input_tokens")),
-            cache_write_tokens=_count(usage.get("cache_creation_input_tokens")),
+            cache_read_tokens=token_count(usage.get("cache_read_input_tokens")),
+            cache_write_tokens=token_count(usage.get("cache_creation_input_tokens")),
         ),
         stop_reason=stop,
         blocks=blocks,
@@ -123,10 +123,6 @@ def _refusal_explanation(body: dict) -> str:
     details = body.get("stop_details")
     explanation = details.get("explanation") if isinstance(details, dict) else None
     return explanation if isinstance(explanation, str) else ""
-
-
-def _count(value: Any) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
 
 
 def error_text(body: Any) -> str:
