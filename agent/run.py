@@ -71,11 +71,6 @@ class MainConversation:
         return result
 
 
-def run_prompt(prompt: str, session: Session, history: list[dict] = ()) -> Result:
-    """Answer `prompt` in the main conversation: a new one, or `history` continued."""
-    return MainConversation(session, history).turn(prompt)
-
-
 def _first_messages(prompt: str, session: Session, agent: AgentSpec) -> list[dict]:
     """The user messages a prompt becomes: itself, or the rendered bodies of its `/skill` commands
     (a forked skill's answer in place of its body)."""

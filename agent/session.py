@@ -107,7 +107,3 @@ class Session:
         if self.transcripts is None:
             return None
         return self.transcripts.main() if agent_type == "main" else self.transcripts.subagent(agent_type)
-
-    @property
-    def provider_name(self) -> str:
-        return self.client.provider.name if self.client else ""

@@ -118,10 +118,6 @@ class Environment:
     def __getitem__(self, name: str) -> Any:
         return self.values.get(name, BY_NAME[name].default)
 
-    def get(self, name: str, default: Any = None) -> Any:
-        """The value of `name` when set (any variable, ours or not), else `default`."""
-        return self.values[name] if name in self.values else self.raw.get(name) or default
-
 
 def help_text() -> str:
     """The environment table for --help."""
