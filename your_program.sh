@@ -16,6 +16,6 @@ if [ ! -x "$venv/bin/python" ] || [ ! -f "$stamp" ] || [ "$repo/pyproject.toml" 
   } >&2 </dev/null
   touch "$stamp"
 fi
-# -I: the user's cwd (the workspace) must not shadow our modules, and nothing leaks into the
-# environment of the commands the agent runs for the user.
+# -I: the user's cwd (the workspace) must not shadow our modules, and their PYTHON* variables and
+# user site-packages must not change what the agent runs (the commands it runs still get them).
 exec "$venv/bin/python" -I -m agent "$@"

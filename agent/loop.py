@@ -23,7 +23,7 @@ class AgentSpec:
     model: str
     max_turns: int
     depth: int = 0  # 0 is the main conversation; each subagent level adds one
-    transcript: Any = None  # agent.transcript.Transcript, or None when not persisting
+    transcript: Any = None  # agent.transcripts.Transcript, or None when not persisting
     policy: Any = None  # agent.permissions.Policy: what this agent may run without asking
     observer: Any = None  # sees each message (.message) and, when it wants_text, the answer streaming (.text)
     parent_tool_use_id: str | None = None  # for a subagent: the Agent (or Skill) call that started it

@@ -1,8 +1,11 @@
 """Command line: parse flags, build the session, run, print the answer (or JSON), map to an exit code.
 
-`options` holds the flags, `build` turns them into a session and runs it, `replay` says what a
-cassette's setup holds and how a replay follows it, `output` shapes the JSON result, and `cassette`
-is the `cassette show|check` subcommand. This package is the only code that writes to stdout.
+`options` holds the flags, `environment` the variables, `stdin` reads what is piped in, `build`
+turns them into a session and runs it, `replay` says what a cassette's setup holds and how a
+replay follows it, `output` shapes the JSON result and stream-json lines, `report` the stderr
+lines, `cassette` is the `cassette show|check` subcommand, and `interactive` (with `terminal`,
+the only users of prompt_toolkit and rich) the conversation at a terminal. This package is the
+only code that writes to stdout.
 
 May import: everything below it (it is the top layer).
 """

@@ -47,7 +47,7 @@ class ModelClient:
 
     Every model request of a run (main conversation and subagents) goes through `complete`, so a
     cassette or a trace sees all of them. A request that fails in a retryable way (see
-    `agent.retry`) is sent again after a wait; each wait is announced as one warning line.
+    `agent.model.retry`) is sent again after a wait; each wait is announced as one warning line.
     Several threads may call `complete` at once: retry state lives in the call, not the client.
     """
 
@@ -64,7 +64,7 @@ class ModelClient:
         limits: Limits = Limits(),
     ):
         """`max_retries` defaults to AGENT_MAX_RETRIES (else 6); `sleep` and `jitter` default to
-        `agent.retry.sleep` and `agent.retry.rng`, looked up at each retry so tests can replace them.
+        `agent.model.retry.sleep` and `agent.model.retry.rng`, looked up at each retry so tests can replace them.
         `limits` sets the output limit and thinking budget (`agent.model.limits`)."""
         self.provider = provider
         self.limits = limits

@@ -5,6 +5,6 @@ skills and parses their frontmatter; `catalog` lists them for the system prompt;
 into the text the model reads (arguments, `!`command`` output, location header); `slash` expands
 `/name` commands in a prompt; `tool` is the Skill tool.
 
-May import: `tools`, `permissions`, `conversation`, `errors`. A forked skill runs as a subagent:
+May import: `tools`, `permissions`, `model` (model aliases), `conversation`, `errors`. A forked skill runs as a subagent:
 the subagents layer (above this one) hands the Skill tool the callable that runs it.
 """

@@ -1,4 +1,4 @@
-"""What a tool is: a name, a description, a JSON schema and a function of (arguments, workspace)."""
+"""What a tool is: a name, a description, a JSON schema and a function of (arguments, context)."""
 
 from __future__ import annotations
 
