@@ -4,6 +4,7 @@ tester-style tests). Each test is a short session."""
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import re
@@ -272,22 +273,25 @@ def test_a_recorded_session_replays_its_turns_without_a_terminal(model, start, t
     assert "cancelled" not in (tmp_path / "session.yaml").read_text()
 
 
-def test_output_that_is_not_a_terminal_gets_no_colours_or_cursor_movement(model, tmp_path):
-    model.script(text("Plain **answer** here."))
-    (tmp_path / "home").mkdir()
+def test_output_that_is_not_a_terminal_gets_only_the_answers(model, tmp_path):
+    model.script(call("Bash", command="echo from-the-tool"), text("Plain **answer** here."))
+    (tmp_path / "home" / ".claude").mkdir(parents=True)
+    (tmp_path / "home" / ".claude" / "settings.json").write_text('{"permissions": {"defaultMode": "bypassPermissions"}}')
     out = tmp_path / "out.txt"
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENROUTER_", "ANTHROPIC_", "AGENT_", "CLAUDE_"))}
     env.update(HOME=str(tmp_path / "home"), OPENROUTER_BASE_URL=model.base + "/api/v1", OPENROUTER_API_KEY="dummy-key",
                TERM="xterm")
     child = pexpect.spawn("bash", ["-c", f"'{REPO / 'your_program.sh'}' > '{out}'"], cwd=str(tmp_path), env=env,
                           encoding="utf-8", timeout=20)
+    child.logfile_read = screen = io.StringIO()
     child.expect_exact("> ")  # the prompt goes to stderr, the terminal; the answer to the file
     child.send("Say it\r")
     child.expect_exact("> ")
     child.sendeof()
     child.expect(pexpect.EOF)
-    written = out.read_text()
-    assert "Plain **answer** here." in written and "\x1b" not in written
+    assert out.read_text() == "Plain **answer** here.\n"  # no banner, tool lines, colours or cursor movement
+    shown = ANSI.sub("", screen.getvalue())  # stderr, a terminal
+    assert "● Bash(echo from-the-tool)" in shown and "agent ·" in shown
 
 
 def test_resume_and_continue_pick_up_an_earlier_session(model, start):

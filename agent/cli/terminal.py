@@ -64,8 +64,10 @@ class Terminal:
     """Input and output of one interactive session."""
 
     def __init__(self, cwd: Path, history_file: Path | None, commands: dict[str, str]) -> None:
-        self.console = Console(highlight=False, soft_wrap=False)
+        self.console = Console(highlight=False, soft_wrap=False)  # the answers
         self.interactive_output = self.console.is_terminal
+        # everything else: with the output going to a file or a pipe, only the answers go there
+        self.chrome = self.console if self.interactive_output else Console(file=sys.stderr, highlight=False)
         history = InMemoryHistory()
         if history_file is not None:
             try:
@@ -100,7 +102,7 @@ class Terminal:
     def say(self, text: str, style: str | None = None) -> None:
         """A line of our own (a header, a hint, a result), not the model's."""
         with self._lock:
-            self.console.print(Text(text, style=style or ""), soft_wrap=True)  # the terminal wraps a long path
+            self.chrome.print(Text(text, style=style or ""), soft_wrap=True)  # the terminal wraps a long path
 
     def waiting(self) -> None:
         """A spinner until the answer's first text arrives."""
@@ -139,7 +141,7 @@ class Terminal:
     def _between_answers(self, line: Text) -> None:
         with self._lock:
             paused = self._pause_live()
-            self.console.print(line)
+            self.chrome.print(line)
             if paused:
                 self.waiting()
 
