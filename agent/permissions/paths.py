@@ -10,6 +10,10 @@ import warnings
 from functools import lru_cache
 from pathlib import Path
 
+# odd classes like `[a--b]` in a user's pattern warn about future set syntax; said once, here, since
+# catch_warnings() is not safe while subagents check paths in other threads
+warnings.filterwarnings("ignore", category=FutureWarning, module=__name__)
+
 
 def normal_path(path: Path) -> Path:
     """`path` made absolute and normalised, as the tools resolve it (symlinks not followed)."""
@@ -70,8 +74,6 @@ def _gitignore_regex(pattern: str, anchored: bool) -> re.Pattern[str]:
             out.append(re.escape(pattern[i]))
             i += 1
     try:
-        with warnings.catch_warnings():  # odd classes like `[a--b]` warn about future set syntax
-            warnings.simplefilter("ignore")
-            return re.compile(("" if anchored else "(?:.*/)?") + "".join(out) + tail, re.DOTALL)
+        return re.compile(("" if anchored else "(?:.*/)?") + "".join(out) + tail, re.DOTALL)
     except re.error:  # e.g. a class like [z-a]: take the pattern literally
         return re.compile(re.escape(pattern), re.DOTALL)
