@@ -13,6 +13,7 @@ import logging
 import os
 import sys
 import time
+from pathlib import Path
 from typing import Sequence
 
 from agent.cli.build import check_writable, run
@@ -20,6 +21,7 @@ from agent.cli.options import _Parser, build_parser
 from agent.cli.report import configure_logging, internal_error
 from agent.errors import AgentError, ProviderError, ReplayMismatch
 from agent.record.check import DRIFT, ERROR, OK, Checked, find_cassettes, junit_xml
+from agent.tools.files import atomic_write
 
 
 
@@ -80,8 +82,7 @@ def _check(paths: list[str], junit: str | None, verbose: bool) -> int:
         print(result.line(), flush=True)
         results.append(result)
     if junit:
-        with open(junit, "w", encoding="utf-8") as report:
-            report.write(junit_xml(results))
+        atomic_write(Path(junit), junit_xml(results).encode("utf-8"))
     failed = [r for r in results if r.status != OK]
     print(f"{len(results)} cassettes: {len(results) - len(failed)} ok, "
           f"{sum(r.status == DRIFT for r in failed)} drifted, {sum(r.status == ERROR for r in failed)} errors", file=sys.stderr)

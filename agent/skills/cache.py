@@ -12,13 +12,13 @@ from __future__ import annotations
 import json
 import logging
 import os
-import tempfile
 from stat import S_ISREG
 import time
 from pathlib import Path
 from typing import Any
 
 from agent.skills.frontmatter import FrontmatterError, read_frontmatter, split_frontmatter
+from agent.tools.files import atomic_write
 
 log = logging.getLogger("agent")
 
@@ -87,11 +87,8 @@ class FrontmatterCache:
             return
         entries = dict(list(self.entries.items())[-MAX_ENTRIES:])
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            handle, temporary = tempfile.mkstemp(dir=self.path.parent, prefix=".frontmatter.", suffix=".tmp")
-            with os.fdopen(handle, "w", encoding="utf-8") as out:
-                json.dump({"version": CACHE_VERSION, "entries": entries}, out, ensure_ascii=False)
-            os.replace(temporary, self.path)
+            text = json.dumps({"version": CACHE_VERSION, "entries": entries}, ensure_ascii=False)
+            atomic_write(self.path, text.encode("utf-8"))
         except (OSError, ValueError) as error:
             log.info(f"cannot write the frontmatter cache {self.path}: {getattr(error, 'strerror', None) or error}")
         self.changed = False
