@@ -3,6 +3,7 @@ person is scripted (the session's approver); the tools and permission rules are 
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from agent.conversation import ToolCall
@@ -71,3 +72,14 @@ def test_always_for_an_edit_approves_that_file_only(tmp_path):
     assert run(main, "Write", file_path="other.md", content="x")["is_error"]
     assert (tmp_path / "notes.md").read_text() == "second" and not (tmp_path / "other.md").exists()
     assert person.asked == ["notes.md", "other.md"] and session.approved == ("Edit(./notes.md)",)
+
+
+
+def test_always_for_a_call_an_ask_rule_matches_still_asks_next_time(tmp_path):
+    (tmp_path / ".claude").mkdir()
+    (tmp_path / ".claude" / "settings.json").write_text(json.dumps({"permissions": {"ask": ["Bash(echo:*)"]}}))
+    person = Person("always", "no")
+    session, (main, _) = session_for(tmp_path, person)
+    assert "first" in run(main, "Bash", command="echo first")["content"]
+    assert run(main, "Bash", command="echo second")["is_error"]
+    assert person.asked == ["echo first", "echo second"] and session.approved == ()

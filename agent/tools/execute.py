@@ -98,7 +98,9 @@ def _permission_refusal(call: ToolCall, tool: Tool, context: Any) -> str | None:
     approver = getattr(session, "approver", None)
     if approver is not None and decision.kind in ("approval", "ask"):
         answer = approver(call.name, call.arguments)
-        if answer == "always" and decision.suggestion in ("", "Bash"):  # it would approve every command
+        if answer == "always" and decision.kind == "ask":  # ask rules win over allow rules
+            log.warning(f"approved once: an ask rule matches this {call.name} call, so it is asked about every time")
+        elif answer == "always" and decision.suggestion in ("", "Bash"):  # it would approve every command
             log.warning(f"approved once: no rule narrower than all of {call.name} approves this call")
         elif answer == "always":
             with session.lock:  # every agent of the session, running or started later, sees it
