@@ -13,7 +13,6 @@ from agent.skills.frontmatter import split_frontmatter
 log = logging.getLogger("agent")
 
 
-
 @dataclass(frozen=True)
 class AgentDefinition:
     """One kind of subagent: who it is, its system prompt, and what it may use."""

@@ -19,8 +19,8 @@ from agent.model.pricing import cost_usd
 from agent.model.providers import resolve_model
 from agent.permissions.policy import grant
 from agent.prompt import subagent_system_prompt
-from agent.skills.discovery import SkillError
 from agent.skills.commands import command_context
+from agent.skills.discovery import SkillError
 from agent.skills.render import render
 from agent.subagents.definitions import AgentDefinition, filter_tools
 from agent.tools.base import ToolError
