@@ -12,6 +12,7 @@ from typing import Any, Callable, Iterable
 from agent.permissions.commands import allow_forms, command_matches, deny_forms
 from agent.permissions.paths import normal_path, path_matches
 from agent.permissions.rules import Rule, merge_rules, read_rule, split_rules
+from agent.permissions.sensitive import names_entry, sensitive_name
 from agent.permissions.shell import literal, split_command
 
 # dontAsk refuses whatever needs approval, which -p mode does anyway; auto needs Claude Code's
@@ -29,7 +30,7 @@ class Decision:
 
     allowed: bool
     reason: str  # for approvals, a few words for the log: which rule or mode approved
-    kind: str = ""  # for refusals: "deny", "ask", "plan" or "approval" (no rule approves it)
+    kind: str = ""  # for refusals: "deny", "ask", "plan", "sensitive" or "approval" (no rule approves it)
     suggestion: str = ""  # for "approval" refusals: the narrowest allow rule that would approve the call
 
 
@@ -58,6 +59,11 @@ class Policy:
             return _refusal("ask", subject, rule)
         if self.mode == "plan" and not (read_only or tool_name in FREE_TOOLS):
             return _refusal("plan", subject)
+        if entries := self._unnamed_sensitive(tool_name, args, paths):
+            rules = self._suggestions(tool_name, args)
+            how = (f"an allow rule naming that path (such as --allowedTools '{rules[0]}') or " if rules else
+                   "") + "--permission-mode bypassPermissions"
+            return _refusal("sensitive", subject, entries[0], ways=[how])
         if rule := self._first_match("allow", tool_name, args, paths):
             return Decision(True, f"allowed by the rule '{rule}'")
         if self.mode == "bypassPermissions":
@@ -66,9 +72,11 @@ class Policy:
             return Decision(True, "needs no approval")
         if self.mode == "acceptEdits" and self._edit_inside(tool_name, args):
             return Decision(True, "acceptEdits mode")
-        rules = self._suggestions(tool_name, args)
+        rules = self._suggestions(tool_name, args)  # none when a symlink makes the path two paths
         extra = ["--permission-mode acceptEdits"] if self._edit_inside(tool_name, args) else []
-        return _refusal("approval", subject, ways=[f"--allowedTools '{rules[0]}'", *extra], suggestion=rules[0])
+        broad = "Edit" if tool_name in EDIT_FAMILY else tool_name
+        return _refusal("approval", subject, ways=[f"--allowedTools '{rules[0] if rules else broad}'", *extra],
+                        suggestion=rules[0] if rules else "")
 
     def with_allowed(self, rules: Iterable[str] | str) -> Policy:
         """This policy with extra allow rules, e.g. a skill's `allowed-tools` while it is active."""
@@ -168,7 +176,9 @@ class Policy:
         return normal_path(Path(value) if os.path.isabs(value) else Path(self.cwd, value))
 
     def _targets(self, tool: str, args: dict[str, Any]) -> list[Path]:
-        """The path a file tool works on, and where it leads when symlinks are followed."""
+        """The path a file tool works on, and its real target when that differs: symlinks resolved,
+        for a path that does not exist yet in its nearest existing parent (the rest appended), as
+        the tools save it. Deny and ask rules match when any of them does, allow rules when all do."""
         path = self._target(tool, args)
         if path is None:
             return []
@@ -185,44 +195,79 @@ class Policy:
         except ValueError:
             return None
 
+    def _folders(self) -> tuple[Path, ...]:
+        """The workspace and the additional directories, each as given and as its real path."""
+        given = (normal_path(self.cwd), *self.directories)
+        return tuple(dict.fromkeys([*given, *(Path(os.path.realpath(folder)) for folder in given)]))
+
     def _editable(self, path: Path) -> bool:
         """Whether `path` lies in the workspace or one of the additional directories."""
-        return any(path == folder or folder in path.parents for folder in (normal_path(self.cwd), *self.directories))
+        return any(path == folder or folder in path.parents for folder in self._folders())
 
     def _edit_inside(self, tool: str, args: dict[str, Any]) -> bool:
         """Whether the call edits a file inside the workspace or an additional directory (what
-        acceptEdits approves)."""
-        path = self._target(tool, args) if tool in EDIT_FAMILY else None
-        return path is not None and self._editable(path)
+        acceptEdits approves): the path as written and its real target both lie there."""
+        paths = self._targets(tool, args) if tool in EDIT_FAMILY else []
+        return bool(paths) and all(map(self._editable, paths))
+
+    def _unnamed_sensitive(self, tool: str, args: dict[str, Any], paths: Callable[[], list[Path]]) -> list[str]:
+        """The sensitive entries (see `sensitive`) an edit changes, as written or at its real
+        target, unless an allow rule naming every one of them covers the call; [] in bypass mode."""
+        if tool not in EDIT_FAMILY or self.mode == "bypassPermissions":
+            return []
+        homes, folders = (normal_path(self.home), Path(os.path.realpath(self.home))), self._folders()
+        entries = list(dict.fromkeys(filter(None, (sensitive_name(path, homes, folders) for path in paths()))))
+        named = entries and any(all(names_entry(rule.specifier, entry) for entry in entries)
+                                and self._matches(rule, tool, args, False, paths)
+                                for _, rule in self._readings("allow") if rule.specifier is not None)
+        return [] if named else entries
+
+    def sensitive_write(self, word: str) -> str | None:
+        """The sensitive entry (`.git`, `.claude`, `.ssh`, ... see `agent.permissions.sensitive`)
+        that a write to `word` would change, as written or at its real target, when no allow rule
+        naming it approves that; None otherwise, in bypass mode, or when `word` (a redirection
+        target or a path, shell quotes allowed) is not literal text."""
+        text = literal(word)
+        args = {"file_path": str(normal_path(Path(self.cwd, text)))} if text else {}
+        return next(iter(self._unnamed_sensitive("Edit", args, self._paths("Edit", args))), None)
 
     def _harmless_write(self, word: str) -> bool:
         """Whether a redirection to `word` may pass with an allow rule: it names a plain file in the
-        workspace (or an additional directory) that no Edit deny or ask rule covers, or /dev/null."""
+        workspace (or an additional directory), also at its real target, that is not sensitive
+        (or an allow rule names it) and no Edit deny or ask rule covers; or /dev/null."""
         text = literal(word)
         if not text or text in _QUIET_FILES:
             return text in _QUIET_FILES
         args = {"file_path": str(normal_path(Path(self.cwd, text)))}
         paths = self._paths("Edit", args)
         return (self._edit_inside("Edit", args) and not self._first_match("deny", "Edit", args, paths)
-                and not self._first_match("ask", "Edit", args, paths))
+                and not self._first_match("ask", "Edit", args, paths)
+                and not self._unnamed_sensitive("Edit", args, paths))
 
     def _subject(self, tool: str, args: dict[str, Any]) -> str:
         """What the call does, as the refusal names it."""
         if tool in READ_FAMILY + EDIT_FAMILY and (path := self._target(tool, args)) is not None:
             inside = self._inside(path)
-            return f"{tool} {'in' if tool in ('Glob', 'Grep') else 'of'} {_quote(inside or str(path))}"
+            subject = f"{tool} {'in' if tool in ('Glob', 'Grep') else 'of'} {_quote(inside or str(path))}"
+            away = tool in EDIT_FAMILY and self._editable(path) and not self._edit_inside(tool, args)
+            return subject + (" (its real path, through a symlink, is outside the workspace)" if away else "")
         key = {"Agent": "subagent_type", "Skill": "skill"}.get(tool)
         value = _text(args.get(key)) if key else ""
         return f"{tool} {_quote(value)}" if value else tool
 
     def _suggestions(self, tool: str, args: dict[str, Any]) -> list[str]:
-        """Allow rules that would approve the refused call, most specific first."""
+        """Allow rules that would approve the refused call, most specific first; none for a path
+        that leads through a symlink (an allow rule must cover the path and its real target)."""
         path = self._target(tool, args) if tool in READ_FAMILY + EDIT_FAMILY else None
         if path is None:
             return [tool]
-        inside = self._inside(path)
+        if len(self._targets(tool, args)) > 1:
+            return []
         name = "Edit" if tool in EDIT_FAMILY else tool
-        return [f"{name}(./{inside})" if inside else f"{name}(/{path.as_posix()})"]
+        if inside := self._inside(path):
+            return [f"{name}(./{inside})"]
+        home = normal_path(self.home)
+        return [f"{name}(~/{path.relative_to(home).as_posix()})" if home in path.parents else f"{name}(/{path.as_posix()})"]
 
 
 def grant(policy: Policy | None, rules: Iterable[str]) -> Policy | None:
@@ -254,6 +299,9 @@ _REASONS = {  # what the model sees for each kind of refusal: what was refused, 
                   "refused; the user can allow it only by removing that rule.",
     "plan": "{subject} is refused because plan mode permits only read-only tools; the user can allow it by "
             "running with another --permission-mode than plan.",
+    "sensitive": "{subject} is refused: it is a sensitive file (in '{rule}', where a change can run commands "
+                 "or grant permissions), which always needs approval, and none can be given in -p mode; the user "
+                 "can allow it only with {ways}.",
     "approval": "{subject} needs approval, and none can be given in -p mode; the user can allow it with "
                 "{ways} or a permissions.allow rule in .claude/settings.json.",
 }

@@ -83,9 +83,9 @@ def _run(call: ToolCall, tool: Tool, context: Any) -> dict[str, Any]:
 
 def _permission_refusal(call: ToolCall, tool: Tool, context: Any) -> str | None:
     """Why the running agent's permission policy refuses this call (None when it may run). A call
-    that needs approval (or matches an ask rule) is put to the person when the session has an
-    `approver` (interactive mode): once, always (its rule is added for the rest of the session),
-    or no. In -p mode nobody can be asked, so such a call is refused."""
+    that needs approval (or matches an ask rule, or changes a sensitive file) is put to the person
+    when the session has an `approver` (interactive mode): once, always (its rule is added for the
+    rest of the session), or no. In -p mode nobody can be asked, so such a call is refused."""
     policy = getattr(getattr(context, "agent", None), "policy", None)
     if policy is None:
         return None
@@ -96,10 +96,12 @@ def _permission_refusal(call: ToolCall, tool: Tool, context: Any) -> str | None:
     if decision.allowed:
         return None
     approver = getattr(session, "approver", None)
-    if approver is not None and decision.kind in ("approval", "ask"):
+    if approver is not None and decision.kind in ("approval", "ask", "sensitive"):
         answer = approver(call.name, call.arguments)
         if answer == "always" and decision.kind == "ask":  # ask rules win over allow rules
             log.warning(f"approved once: an ask rule matches this {call.name} call, so it is asked about every time")
+        elif answer == "always" and decision.kind == "sensitive":  # only a rule naming the file would do
+            log.warning(f"approved once: this {call.name} call changes a sensitive file, so it is asked about every time")
         elif answer == "always" and decision.suggestion in ("", "Bash"):  # it would approve every command
             log.warning(f"approved once: no rule narrower than all of {call.name} approves this call")
         elif answer == "always":
