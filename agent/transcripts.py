@@ -19,6 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from agent.conversation import repaired
+from agent.errors import UsageError
+from agent.workspace import append_text, special_file
 
 log = logging.getLogger("agent")
 
@@ -79,7 +81,8 @@ def read_conversation(path: Path) -> list[dict[str, Any]]:
 
 
 class Transcripts:
-    """The transcript files of one run."""
+    """The transcript files of one run. A device, FIFO or socket where the main transcript goes is
+    a UsageError here, before any request (appending would write into it or wait forever)."""
 
     def __init__(self, home: Path, cwd: Path, session_id: str | None = None):
         self.session_id = session_id or str(uuid.uuid4())
@@ -87,6 +90,10 @@ class Transcripts:
         self.cwd = cwd
         self.folder = project_folder(home, cwd)
         self._failed = threading.Event()  # warn once, then stop trying
+        main = self.folder / f"{self.session_id}.jsonl"
+        if kind := special_file(main):
+            raise UsageError(f"the session transcript {main} is {kind}, not a regular file; remove it or "
+                             "run with --no-session-persistence")
 
     def main(self) -> "Transcript":
         """The main conversation's transcript."""
@@ -124,8 +131,7 @@ class Transcript:
             entry.update(agentId=self.agent_id, agentType=self.agent_type)
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            with open(self.path, "a", encoding="utf-8") as out:
-                out.write(json.dumps(entry, ensure_ascii=False) + "\n")
+            append_text(self.path, json.dumps(entry, ensure_ascii=False) + "\n")
         except (OSError, ValueError) as exc:  # ValueError: text that cannot be encoded
             self.owner._failed.set()
             log.warning("transcripts disabled: cannot write %s (%s)", self.path, getattr(exc, "strerror", None) or exc)

@@ -21,7 +21,7 @@ from agent.cli.options import _Parser, build_parser
 from agent.cli.report import configure_logging, internal_error
 from agent.errors import AgentError, ProviderError, ReplayMismatch
 from agent.record.check import DRIFT, ERROR, OK, Checked, find_cassettes, junit_xml
-from agent.tools.files import atomic_write
+from agent.workspace import save_file
 
 
 
@@ -82,7 +82,7 @@ def _check(paths: list[str], junit: str | None, verbose: bool) -> int:
         print(result.line(), flush=True)
         results.append(result)
     if junit:
-        atomic_write(Path(junit), junit_xml(results).encode("utf-8"))
+        save_file(Path(junit), junit_xml(results).encode("utf-8"))
     failed = [r for r in results if r.status != OK]
     print(f"{len(results)} cassettes: {len(results) - len(failed)} ok, "
           f"{sum(r.status == DRIFT for r in failed)} drifted, {sum(r.status == ERROR for r in failed)} errors", file=sys.stderr)

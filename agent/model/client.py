@@ -8,6 +8,7 @@ import random
 import re
 import threading
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Callable
 
 import requests
@@ -19,6 +20,7 @@ from agent.model import sse
 from agent.model.limits import Limits
 from agent.model.wire.messages_stream import BrokenStream
 from agent.model.providers import Provider
+from agent.workspace import append_text
 
 log = logging.getLogger("agent")
 
@@ -204,8 +206,8 @@ class ModelClient:
         if error is not None:
             entry["error"] = error
         line = json.dumps(entry, ensure_ascii=False)
-        with self._lock, open(self.trace_path, "a", encoding="utf-8") as trace:
-            trace.write(line + "\n")
+        with self._lock:  # a FIFO put in its place meanwhile is refused, never waited on
+            append_text(Path(self.trace_path), line + "\n")
 
 
 def _cause(exc: BaseException) -> str:

@@ -26,6 +26,7 @@ from vcr.errors import CannotOverwriteExistingCassetteException
 from agent.errors import AgentError, ReplayMismatch, UsageError
 from agent.record.cassette_file import Placeholders, body_to_file, interactions_for_vcr, parse, to_yaml
 from agent.record.drift import explain_mismatch, first_difference, json_body
+from agent.workspace import save_file
 
 log = logging.getLogger("agent")
 SERIALIZER = "agent-yaml"
@@ -222,8 +223,9 @@ def cassette(path: str, mode: str, http: requests.Session, folders: dict[str, Pa
 @contextlib.contextmanager
 def _recorded_in_place_of(path: str) -> Iterator[str]:
     """A fresh scratch file beside `path` for vcrpy to record into (its "all" mode would keep old
-    interactions this run did not repeat), moved over `path` when the run ends, in one step. A
-    recording cut short by Ctrl-C or a crash of ours leaves an existing cassette as it was."""
+    interactions this run did not repeat), saved at `path` when the run ends as the file tools save
+    (`save_file`: in one step, keeping hard links; never over a device). A recording cut short by
+    Ctrl-C or a crash of ours leaves an existing cassette as it was."""
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     scratch = target.with_name(f".{target.name}.recording-{os.getpid()}")
@@ -237,7 +239,10 @@ def _recorded_in_place_of(path: str) -> Iterator[str]:
         raise
     finally:
         if scratch.exists() and (finished or not target.exists()):
-            os.replace(scratch, target)
+            try:
+                save_file(target, scratch.read_bytes())
+            finally:
+                scratch.unlink(missing_ok=True)
         elif scratch.exists():
             scratch.unlink()
             log.warning(f"the recording was cut short: the cassette {path} is left as it was")

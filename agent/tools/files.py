@@ -1,56 +1,19 @@
-"""File tools: Read, Write and Edit, plus the atomic write they share."""
+"""File tools: Read, Write and Edit. They save with `agent.workspace.save_file`, which keeps what a
+path is (hard links, devices and FIFOs)."""
 
 from __future__ import annotations
 
-import os
-import stat
-import tempfile
 from pathlib import Path
 from typing import Any
 
 from agent.tools.base import Tool, ToolError, object_schema
+from agent.workspace import save_file, special_file
+
+atomic_write = save_file  # the name skills.cache saves the frontmatter cache with
 
 DEFAULT_LINE_LIMIT = 2000
 MAX_READ_BYTES = 256 * 1024
 BINARY_SNIFF_BYTES = 8192
-
-
-def _current_umask() -> int:
-    # os.umask can only be read by setting it; do it once at import rather than racing other threads.
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
-
-
-_UMASK = _current_umask()
-
-
-def atomic_write(path: Path, data: bytes) -> None:
-    """Replace `path` with `data` atomically: readers see the old file or the new one, never a mix.
-
-    Creates parent folders, keeps an existing file's permission mode and writes through symlinks.
-    On failure the temporary file is removed and the old file is left untouched.
-    """
-    target = Path(os.path.realpath(path))
-    target.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        mode = stat.S_IMODE(os.stat(target).st_mode)
-    except FileNotFoundError:
-        mode = 0o666 & ~_UMASK
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, target)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
 
 
 def _path_arg(arguments: dict[str, Any], context: Any) -> tuple[Path, str]:
@@ -82,6 +45,13 @@ def _os_reason(error: OSError) -> str:
     return error.strerror or str(error)
 
 
+def _refuse_special(path: Path, shown: str) -> None:
+    """The file tools work on regular files only: a device, FIFO or socket is refused before it is
+    opened (reading a FIFO would wait forever, and saving over one would change what it is)."""
+    if kind := special_file(path):
+        raise ToolError(f"{shown} is {kind}, not a regular file; Read, Write and Edit work only on regular files.")
+
+
 def _read(arguments: dict[str, Any], context: Any) -> str:
     path, shown = _path_arg(arguments, context)
     offset = _int_arg(arguments, "offset", 0)
@@ -90,6 +60,7 @@ def _read(arguments: dict[str, Any], context: Any) -> str:
         raise ToolError(f"{shown} is a directory, not a file. Use Glob or Bash `ls` to list its contents.")
     if not path.exists():
         raise ToolError(f"File does not exist: {shown}")
+    _refuse_special(path, shown)
     if not path.is_file():
         raise ToolError(f"{shown} is not a regular file.")
     try:
@@ -140,10 +111,11 @@ def _write(arguments: dict[str, Any], context: Any) -> str:
         raise ToolError("content is required and must be a string.")
     if path.is_dir():
         raise ToolError(f"{shown} is a directory; give a file path.")
+    _refuse_special(path, shown)
     existed = path.exists()
     data = content.encode("utf-8", errors="replace")
     try:
-        atomic_write(path, data)
+        save_file(path, data)
     except OSError as error:
         raise ToolError(f"Cannot write {shown}: {_os_reason(error)}") from error
     how = "overwrote the existing file" if existed else "new file"
@@ -169,6 +141,7 @@ def _edit(arguments: dict[str, Any], context: Any) -> str:
         if old:
             raise ToolError(f"File does not exist: {shown}")
         return _write({"file_path": str(path), "content": new}, context)
+    _refuse_special(path, shown)
     try:
         if is_binary(path):
             raise ToolError(f"{shown} is a binary file; Edit only changes text files.")
@@ -198,7 +171,7 @@ def _edit(arguments: dict[str, Any], context: Any) -> str:
                             "it unique, or set replace_all to true to replace every occurrence.")
         updated = text.replace(old_text, new_text)
     try:
-        atomic_write(path, updated.encode("utf-8", errors="surrogateescape"))
+        save_file(path, updated.encode("utf-8", errors="surrogateescape"))
     except (OSError, UnicodeEncodeError) as error:
         raise ToolError(f"Cannot write {shown}: {error}") from error
     return f"Edited {shown}: replaced {count} occurrence{'' if count == 1 else 's'}."
