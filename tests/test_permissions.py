@@ -11,7 +11,6 @@ import pytest
 from agent.errors import UsageError
 from agent.permissions.policy import MODES, Decision, Policy
 from agent.permissions.rules import split_rules
-from agent.permissions.shell import split_command
 from agent.permissions.settings import load_policy
 
 
@@ -111,22 +110,13 @@ def test_a_denied_part_denies_the_whole_command(cwd, home):
     assert not bash(p, "ls | (cd /; rm x)").allowed
 
 
-def test_split_command():
-    assert split_command("a && b || c; d | e & f\ng") == ["a", "b", "c", "d", "e", "f", "g"]
-    assert split_command("a $(b; c) d") == ["a $(b; c) d", "b", "c"]
-    assert split_command("echo 'x; y' \"z && w\"") == ["echo 'x; y' \"z && w\""]
-    assert split_command("a 2>&1 |& b") == ["a 2>&1", "b"]
-    assert split_command("make \\\n  all") == ["make    all"]
-    assert split_command("") == []
-
-
 def test_too_deep_nesting_is_refused_without_a_plain_bash_rule(cwd, home):
     command = "echo " + "$(" * 200 + "rm x" + ")" * 200
     assert not bash(policy(cwd, home, allow=["Bash(echo:*)"]), command).allowed
     assert bash(policy(cwd, home, allow=["Bash"]), command).allowed
     assert bash(policy(cwd, home, mode="bypassPermissions"), command).allowed
     refused = bash(policy(cwd, home, mode="bypassPermissions", deny=["Bash(rm:*)"]), command)
-    assert not refused.allowed and "nests too deeply" in refused.reason  # it might hide an rm
+    assert not refused.allowed and "'Bash(rm:*)'" in refused.reason  # it might hide an rm
 
 
 # --- file rules -------------------------------------------------------------------------------------
@@ -264,7 +254,8 @@ def test_plan_mode(cwd, home):
 def test_bypass_mode(cwd, home):
     p = policy(cwd, home, mode="bypassPermissions", deny=["Bash(rm:*)", "Read(secrets/**)"],
                ask=["Bash(git push:*)"])
-    assert bash(p, "curl x | sh").allowed
+    assert not bash(p, "curl x | sh").allowed  # sh runs whatever curl prints, which could be an rm
+    assert bash(p, "curl x | tar x").allowed
     assert edit(p, "/etc/hosts", tool="Write").allowed
     assert p.check("WebFetch", {}, read_only=False).allowed
     assert bash(p, "git push").allowed  # ask rules do not stop bypass
@@ -303,7 +294,7 @@ def test_settings_files_are_merged(cwd, home):
     settings(home, "settings.json", {"allow": ["Bash(git:*)"], "deny": ["Read(./secrets/**)"]})
     settings(cwd, "settings.json", {"allow": ["Bash(npm:*)"], "ask": ["Bash(git push:*)"]})
     settings(cwd, "settings.local.json", {"allow": ["Read(./secrets/**)", "Bash(git:*)"]})
-    p = load_policy(cwd, home)
+    p = load_policy(cwd, home, trusted=True)
     assert p.allow == ("Bash(git:*)", "Bash(npm:*)", "Read(./secrets/**)")
     assert p.deny == ("Read(./secrets/**)",) and p.ask == ("Bash(git push:*)",)
     assert bash(p, "git status && npm test").allowed
@@ -324,7 +315,7 @@ def test_most_specific_default_mode_wins(cwd, home, user, project, local, expect
                                (cwd, "settings.local.json", local)):
         if mode:
             settings(folder, name, {"defaultMode": mode})
-    assert load_policy(cwd, home).mode == expected
+    assert load_policy(cwd, home, trusted=True).mode == expected
 
 
 def test_invalid_json_is_warned_and_ignored(cwd, home, warnings):
@@ -380,7 +371,7 @@ def test_no_settings_at_all(cwd, home, warnings):
 def test_flags_join_the_settings(cwd, home):
     settings(cwd, "settings.json", {"allow": ["Read"], "deny": ["Bash(rm:*)"], "defaultMode": "acceptEdits"})
     p = load_policy(cwd, home, mode="plan", allowed=["Bash(git:*) Edit", "Bash(npm run test *)"],
-                    disallowed=["WebFetch,Bash(curl:*)"])
+                    disallowed=["WebFetch,Bash(curl:*)"], trusted=True)
     assert p.mode == "plan"
     assert p.allow == ("Read", "Bash(git:*)", "Edit", "Bash(npm run test *)")
     assert p.deny == ("Bash(rm:*)", "WebFetch", "Bash(curl:*)")
@@ -390,7 +381,7 @@ def test_flags_join_the_settings(cwd, home):
 def test_skip_permissions_is_bypass(cwd, home):
     p = load_policy(cwd, home, mode="plan", disallowed=["Bash(rm:*)"], skip_permissions=True)
     assert p.mode == "bypassPermissions"
-    assert bash(p, "curl x | sh").allowed and not bash(p, "rm x").allowed
+    assert bash(p, "curl x | tar x").allowed and not bash(p, "rm x").allowed
 
 
 @pytest.mark.parametrize("mode", MODES)

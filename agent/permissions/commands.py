@@ -1,8 +1,10 @@
-"""Bash rules against commands. Like Claude Code, a rule is matched against several forms of a
-command: deny and ask rules see through redirections, every `VAR=value` prefix, wrapper commands
-(`timeout`, `nohup`, `sudo`, `xargs`, ...) and commands run through `sh -c`, `eval` or
-`find -exec`; allow rules see only through redirections and harmless prefixes (`timeout 120`,
-`NODE_ENV=test`), and the policy still judges the files a redirection writes."""
+"""Bash rules against the simple commands of a parsed command line (see `bash_tree`). A rule is
+matched against several forms of a command. Deny and ask rules see through every `VAR=value`
+prefix, wrapper commands (`timeout`, `nohup`, `sudo`, `xargs`, `env`, ...), a command word's folder
+(`/bin/rm` is `rm`) and global options before a subcommand (`git -C . push` is `git push`); the
+command lines a command runs (`sh -c`, `eval`, `find -exec`, `watch`, `git rebase -x`, ...) are read
+as commands of their own. Allow rules see only through harmless prefixes (`timeout 120`,
+`NODE_ENV=test`), and a command that runs another is approved only when that one is approved too."""
 
 from __future__ import annotations
 
@@ -12,18 +14,18 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Iterator
 
-from agent.permissions.shell import literal, split_command, tokens
+from agent.permissions.bash_tree import SimpleCommand, Word
+
+Form = tuple[Word, ...]  # a command's words, the command word first
 
 _MAX_FORMS = 64  # forms kept per command: enough for any real prefix chain
-_MAX_INNER = 3  # `sh -c "sh -c '...'"` nesting read for deny rules
-_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?\+?=")
-_SIMPLE_VALUE = re.compile(r"""[\w./:,+@%=-]*|'[^']*'|"[^"$`\\]*\"""")
+_SIMPLE_VALUE = re.compile(r"[\w./:,+@%=-]*")
 # Variables that change how a tool prints or builds, never what command runs.
 _HARMLESS_VARIABLES = frozenset(
     "LANG LANGUAGE LC_ALL LC_CTYPE LC_TIME LC_NUMERIC TZ TERM COLORTERM NO_COLOR FORCE_COLOR CLICOLOR "
     "CLICOLOR_FORCE COLUMNS LINES CI NODE_ENV PYTHONUNBUFFERED PYTHONDONTWRITEBYTECODE RUST_BACKTRACE "
     "RUST_LOG GOOS GOARCH CGO_ENABLED GO111MODULE DEBIAN_FRONTEND GIT_TERMINAL_PROMPT".split())
-_SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "fish"})
+SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "fish"})
 
 
 @dataclass(frozen=True)
@@ -40,7 +42,7 @@ def _wrapper(options: str = "", positionals: int = 0, harmless: str | None = Non
     return _Wrapper(frozenset(options.split()), positionals, harmless, frozenset(commands.split()))
 
 
-_WRAPPERS = {
+WRAPPERS = {
     "timeout": _wrapper("-s --signal -k --kill-after", 1,
                         r"--foreground|--preserve-status|--verbose|-v|-[sk][\w.+-]+|--(?:signal|kill-after)=[\w.+-]+"),
     "time": _wrapper(harmless="-p"),
@@ -49,6 +51,7 @@ _WRAPPERS = {
     "stdbuf": _wrapper("-i -o -e --input --output --error", harmless=r"-[ioe]\w+|--(?:input|output|error)=\w+"),
     "command": _wrapper(harmless="-p"),
     "builtin": _wrapper(harmless="(?!)"),
+    "coproc": _wrapper(),
     "noglob": _wrapper(harmless="(?!)"),
     "nocorrect": _wrapper(),
     "exec": _wrapper("-a"),
@@ -58,7 +61,6 @@ _WRAPPERS = {
     "doas": _wrapper("-u -C"),
     "xargs": _wrapper("-I -L -n -P -s -d -E -a --arg-file --max-args --max-procs --max-lines --max-chars "
                       "--delimiter --replace --eof"),
-    "watch": _wrapper("-n --interval"),
     "ionice": _wrapper("-c -n -p -P -u --class --classdata"),
     "setsid": _wrapper(),
     "taskset": _wrapper(positionals=1),
@@ -67,152 +69,208 @@ _WRAPPERS = {
     "script": _wrapper("-E -T -m -o -O -B -I", commands="-c --command"),
     "su": _wrapper("-s --shell -g --group", commands="-c --command"),
     "unbuffer": _wrapper(),
+    "strace": _wrapper("-e -o -p -s -u -E"),
+    "ltrace": _wrapper("-e -o -p -s -u"),
+    "chroot": _wrapper(positionals=1),
+    "unshare": _wrapper(),
+    "nsenter": _wrapper("-t --target"),
+    "firejail": _wrapper(),
+    "proxychains": _wrapper("-f"),
+    "caffeinate": _wrapper(),
+    "dbus-run-session": _wrapper(),
+    "fakeroot": _wrapper(),
+}
+# Options before a subcommand, whose value is the next word: `git -C dir push` runs `git push`.
+_GLOBAL_OPTIONS = {
+    "git": "-C -c --git-dir --work-tree --namespace --config-env --exec-path --super-prefix",
+    "npm": "-C --prefix -w --workspace --userconfig",
+    "pnpm": "-C --dir -F --filter --workspace-dir",
+    "yarn": "--cwd",
+    "docker": "-c --context -H --host --config -l --log-level --tlscacert --tlscert --tlskey",
+    "kubectl": "-n --namespace --context --kubeconfig -s --server --cluster --user --as",
+    "make": "-C --directory -f --file --makefile -j --jobs -l -o -W",
+    "cargo": "-C --config -Z --color",
+    "go": "-C",
+    "uv": "--directory --project",
+    "poetry": "-C --directory -P --project",
+    "terraform": "",
+    "helm": "-n --namespace --kube-context --kubeconfig",
+    "gh": "-R --repo",
 }
 _VALUE = re.compile(r"[\w.+-]+")
 _DURATION = re.compile(r"\d+(?:\.\d+)?[smhd]?")
+RUN_TIME = Word("", None)  # a command whose words are all decided at run time
 
 
-def deny_forms(command: str) -> list[tuple[str, str]]:
-    """(simple command, form) pairs that deny and ask rules are matched against: the whole line and
-    each simple command of it, as written and in every form reached by removing redirections and
-    comments, squeezing blanks, stripping one `VAR=value` or wrapper command, or unquoting the command
-    word and dropping its folder; command lines inside `sh -c`, `eval`, `env -S` or `find -exec`
-    are read the same way. Raises ValueError when the line nests too deeply to read."""
-    found: dict[str, str] = {}
-    _gather(command, 0, found)
-    return [(part, form) for form, part in found.items()]
+def text_of(form: Form) -> str:
+    """A form as rules read it: each word's text (as written where run time decides it)."""
+    return " ".join(word.shown for word in form)
 
 
-def _gather(line: str, depth: int, found: dict[str, str]) -> None:
-    for part in dict.fromkeys([line.strip(), *split_command(line)]):
-        for form in _closure(part, harmless=False):
-            found.setdefault(form, part)
-            for inner in _command_lines(form) if depth < _MAX_INNER else ():
-                _gather(inner, depth + 1, found)
+def command_name(word: Word) -> str | None:
+    """What a command word names, read broadly (its folder dropped), or None when run time decides."""
+    return os.path.basename(word.text) if word.text else None
 
 
-def allow_forms(command: str) -> tuple[list[str], list[str]]:
-    """The forms of a simple command that allow rules are matched against (as written, without its
-    redirections and comments, and with harmless variables and wrappers stripped), and the target
-    words of its redirections that write files: an allow rule approves the command only when the
-    policy finds those harmless too."""
-    written = [t.written_file for t in tokens(command) if t.kind == "redirection" and t.written_file is not None]
-    return _closure(command.strip(), harmless=True), written
+def deny_forms(command: SimpleCommand) -> list[Form]:
+    """The forms of a simple command that deny and ask rules are matched against: its words as
+    written, and every form reached by stripping a wrapper, dropping global options before a
+    subcommand, or dropping the command word's folder."""
+    assigned = tuple(Word(f"{name}={value.source}", f"{name}={value.text}" if value.text is not None else None,
+                          f"{name}={value.prefix}") for name, value in command.assignments)
+    forms = _closure(command.words, harmless=False) if command.words else []
+    return forms + [assigned[i:] + command.words for i in range(len(assigned))]
 
 
-def _closure(command: str, harmless: bool) -> list[str]:
-    """`command` and every form reachable from it by the steps allowed (see the callers)."""
-    forms = [command]
+def allow_forms(command: SimpleCommand) -> list[Form]:
+    """The forms of a simple command that allow rules are matched against: as written (its
+    `VAR=value` prefixes included, unless each is harmless) and with harmless wrappers stripped."""
+    prefixes = tuple(Word(f"{name}={value.source}", f"{name}={value.text}" if value.text is not None else None)
+                     for name, value in command.assignments)
+    harmless = all(name in _HARMLESS_VARIABLES and value.text is not None and _SIMPLE_VALUE.fullmatch(value.text)
+                   for name, value in command.assignments)
+    forms = _closure(command.words, harmless=True) if harmless and command.words else []
+    return forms + ([prefixes + command.words] if prefixes and command.words else [])
+
+
+def _closure(words: Form, harmless: bool) -> list[Form]:
+    forms = [words]
     for form in forms:  # grows while it is walked
-        steps = [_without_redirections(form), _after_assignment(form, harmless), _after_wrapper(form, harmless)]
+        steps = [_after_wrapper(form, harmless)]
         if not harmless:
-            steps += [re.sub(r"[ \t]+", " ", form), _plain_command_word(form)]
+            steps += [_without_global_options(form), _plain_command_word(form)]
         for step in steps:
             if step and step not in forms and len(forms) < _MAX_FORMS:
                 forms.append(step)
     return forms
 
 
-def _without_redirections(command: str) -> str:
-    """`command` with its redirections and comments cut out."""
-    text, cut = "", 0
-    for token in tokens(command):
-        if token.kind in ("redirection", "comment"):
-            text, cut = text + command[cut:token.start].rstrip(" \t"), token.end
-    return (text + command[cut:]).strip()
-
-
-def _words(command: str) -> list[tuple[str, int]]:
-    """The leading words of `command` (up to the first operator or redirection) and where each starts."""
-    found = []
-    for token in tokens(command):
-        if token.kind != "word":
-            break
-        found.append((command[token.start:token.end], token.start))
-    return found
-
-
-def _after_assignment(command: str, harmless: bool) -> str | None:
-    """`command` without its first `VAR=value` word; for allow rules only a harmless variable with a
-    plain value is stripped."""
-    words = _words(command)
-    match = _ASSIGNMENT.match(words[0][0]) if len(words) > 1 else None
-    if not match:
-        return None
-    name, value = match.group().rstrip("+=").split("[")[0], words[0][0][match.end():]
-    if harmless and not (name in _HARMLESS_VARIABLES and _SIMPLE_VALUE.fullmatch(value)):
-        return None
-    return command[words[1][1]:]
-
-
-def _after_wrapper(command: str, harmless: bool) -> str | None:
+def _after_wrapper(form: Form, harmless: bool) -> Form | None:
     """The command a wrapper (`timeout 5 rm x`, `sudo -u me rm x`) runs, or None. For allow rules
     only a harmless wrapper written plainly, with the flags it is known to take, is stripped."""
-    words = _words(command)
-    if not words:
-        return None
-    name = words[0][0] if harmless else _command_name(words[0][0])
-    wrapper = _WRAPPERS.get(name)
+    name = form[0].text if harmless else command_name(form[0])
+    wrapper = WRAPPERS.get(name or "")
     if wrapper is None or harmless and wrapper.harmless is None:
         return None
-    i = 1
-    while i < len(words) and words[i][0].startswith("-") and words[i][0] != "-":
-        word = words[i][0]
-        if word == "--":
+    words, i = [word.shown for word in form], 1
+    while i < len(words) and words[i].startswith("-") and words[i] != "-":
+        if words[i] == "--":
             i += 1
             break
-        takes_value = word in wrapper.value_options
-        if harmless and not (re.fullmatch(wrapper.harmless, word) or takes_value and i + 1 < len(words)
-                             and _VALUE.fullmatch(words[i + 1][0])):
+        takes_value = words[i] in wrapper.value_options
+        if harmless and not (re.fullmatch(wrapper.harmless, words[i]) or takes_value and i + 1 < len(words)
+                             and _VALUE.fullmatch(words[i + 1])):
             return None
         i += 2 if takes_value else 1
-    if harmless and name == "timeout" and not (i < len(words) and _DURATION.fullmatch(words[i][0])):
+    if harmless and name == "timeout" and not (i < len(words) and _DURATION.fullmatch(words[i])):
         return None
     i += wrapper.positionals
-    return command[words[i][1]:] if i < len(words) else None
-
-
-def _command_name(word: str) -> str:
-    """What a command word names, read broadly: quotes removed and any folder dropped."""
-    return os.path.basename(literal(word) or word)
-
-
-def _plain_command_word(command: str) -> str | None:
-    """`command` with its command word unquoted and without its folder (`/bin/rm` -> `rm`)."""
-    words = _words(command)
-    if not words or literal(words[0][0]) is None:
+    while name == "env" and i < len(words) and re.match(r"[A-Za-z_]\w*=", words[i]):
+        i += 1  # `env A=1 rm x`
+    if harmless and any(form[j].text is None for j in range(i)):
         return None
-    name = _command_name(words[0][0])
-    return name + command[len(words[0][0]):] if name and name != words[0][0] else None
+    return form[i:] if i < len(form) else None
 
 
-def _command_lines(command: str) -> Iterator[str]:
-    """Command lines that `command` runs from its arguments: `sh -c LINE`, `eval WORDS`,
-    `env -S LINE`, `flock -c LINE`, `find ... -exec CMD ;`."""
-    words = [word for word, _ in _words(command)]
-    name = _command_name(words[0]) if words else ""
-    wrapper = _WRAPPERS.get(name, _Wrapper())
+def _without_global_options(form: Form) -> Form | None:
+    """`git -C dir -c k=v push` as `git push`: options before the subcommand dropped."""
+    name = command_name(form[0])
+    if name not in _GLOBAL_OPTIONS:
+        return None
+    values, i = _GLOBAL_OPTIONS[name].split(), 1
+    while i < len(form) and (form[i].shown.startswith("-") or name == "cargo" and form[i].shown.startswith("+")):
+        i += 2 if form[i].shown in values else 1
+    return (form[0], *form[i:]) if i > 1 else None
+
+
+def _plain_command_word(form: Form) -> Form | None:
+    """`form` with its command word's folder dropped (`/bin/rm` -> `rm`)."""
+    name = command_name(form[0])
+    return (Word(name, name, name), *form[1:]) if name and name != form[0].text else None
+
+
+def command_lines(form: Form) -> Iterator[str | Form | None]:
+    """What `form` runs besides itself: command lines (`sh -c LINE`, `eval WORDS`, `env -S LINE`,
+    `watch CMD`, `git rebase -x LINE`, ...), commands given as words (`find -exec CMD ;`), and None for
+    each command built at run time (`sh -c "$x"`, a shell reading its script from stdin)."""
+    name, words = command_name(form[0]), [word.shown for word in form]
+    wrapper = WRAPPERS.get(name or "", _Wrapper())
     for i, word in enumerate(words[1:], start=1):
         option, joined, value = word.partition("=")
         if joined and option.startswith("--") and option in wrapper.command_options:
-            yield _unquoted(value)  # `--split-string='rm x'`
+            yield _line(form[i], value)
             break
-        if (name in _SHELLS and re.fullmatch(r"-[a-z]*c[a-z]*", word) or word in wrapper.command_options) \
+        if (name in SHELLS and re.fullmatch(r"-[a-z]*c[a-z]*", word) or word in wrapper.command_options) \
                 and i + 1 < len(words):
-            yield _unquoted(words[i + 1])
+            yield _line(form[i + 1])
             break
-    if name == "eval":
-        yield " ".join(_unquoted(word) for word in words[1:])
-    for i, word in enumerate(words):
-        if name == "find" and word in ("-exec", "-execdir", "-ok", "-okdir"):
-            end = next((j for j in range(i + 1, len(words)) if words[j] in (";", "\\;", "';'", '";"', "+")), None)
-            yield " ".join(words[i + 1:end])
+    else:
+        if name in SHELLS and all(word.startswith("-") for word in words[1:]):
+            yield None  # `curl ... | sh`: the commands come from stdin
+    if name in ("eval", "watch"):  # both join their words into one line for the shell
+        rest = form[1 if name == "eval" else _skip_options(words, 1, {"-n", "--interval"}):]
+        yield text_of(rest) if all(word.text is not None for word in rest) else None
+    if name == "find":
+        for i, word in enumerate(words):
+            if word in ("-exec", "-execdir", "-ok", "-okdir"):
+                end = next((j for j in range(i + 1, len(words)) if words[j] in (";", "+")), len(words))
+                yield form[i + 1:end]
+    if name == "git":
+        yield from _git_lines(form)
 
 
-def _unquoted(word: str) -> str:
-    """A word's text with its quotes removed, even when it holds expansions."""
-    text = literal(word)
-    return text if text is not None else re.sub(r"""\\(.)|['"]""", r"\1", word)
+def _git_lines(form: Form) -> Iterator[str | None]:
+    """Command lines git runs for `rebase -x LINE`, `bisect run CMD...` and `submodule foreach LINE`."""
+    plain = _without_global_options(form) or form
+    words = [word.shown for word in plain]
+    if words[1:2] == ["rebase"]:
+        for i, word in enumerate(words):
+            if word in ("-x", "--exec") and i + 1 < len(words):
+                yield _line(plain[i + 1])
+            elif word.startswith("--exec="):
+                yield _line(plain[i], word.partition("=")[2])
+    if words[1:3] == ["bisect", "run"] and len(plain) > 3:
+        yield text_of(plain[3:]) if all(w.text is not None for w in plain[3:]) else None
+    if words[1:3] == ["submodule", "foreach"]:
+        rest = [w for w in plain[3:] if not w.shown.startswith("--")]
+        if rest:
+            yield _line(rest[0])
+
+
+def _line(word: Word, value: str | None = None) -> str | None:
+    """The command line a word holds, or None when run time decides it."""
+    if word.text is None:
+        return None
+    return value if value is not None else word.text
+
+
+def _skip_options(words: list[str], i: int, valued: set[str]) -> int:
+    while i < len(words) and words[i].startswith("-"):
+        i += 2 if words[i] in valued else 1
+    return i
+
+
+def could_match(spec: str, form: Form, whole: bool = False) -> bool:
+    """Whether a Bash specifier matches `form`, or could once run time decides its unknown words:
+    the text before the first unknown word, with that word's literal start, must agree with the
+    rule's literal start (the text before its first `*`) as far as either goes."""
+    unknown = next((i for i, word in enumerate(form) if word.text is None), None)
+    if unknown is None:
+        return matches(spec, form, whole)
+    head = spec[:-2] if spec.endswith(":*") else spec
+    star = re.search(r"(?<!\\)\*", head)
+    literal = _squeezed(head[:star.start()] if star else head)
+    for words in ([w.shown for w in form[:unknown]], [w.source for w in form[:unknown]]):
+        known = _squeezed(" ".join([*words, form[unknown].prefix]))
+        if literal.startswith(known) or known.startswith(literal):
+            return True
+    return False
+
+
+def matches(spec: str, form: Form, whole: bool = False) -> bool:
+    """Whether a Bash specifier matches `form` read as text: its words as bash reads them, or as
+    written (a word decided at run time is its source text either way)."""
+    return command_matches(spec, text_of(form), whole) or command_matches(spec, " ".join(w.source for w in form), whole)
 
 
 def command_matches(spec: str, command: str, whole: bool = False) -> bool:
@@ -225,17 +283,17 @@ def command_matches(spec: str, command: str, whole: bool = False) -> bool:
         return text == prefix or not whole and text.startswith(prefix + " ")
     if re.search(r"(?<!\\)(?:\\\\)*\*", spec):
         return not whole and _wildcard_regex(spec).fullmatch(_squeezed(command)) is not None
-    return spec == command
+    return _squeezed(spec) == _squeezed(command)
 
 
 def _squeezed(text: str) -> str:
-    return re.sub(r"[ \t]+", " ", text)
+    return re.sub(r"[ \t]+", " ", text.strip())
 
 
 @lru_cache(maxsize=1024)
 def _wildcard_regex(spec: str) -> re.Pattern[str]:
     """`*` matches any text, `/**/` also a single `/`; `\\*` is a literal star, `\\\\` a backslash."""
-    pieces = [p for p in re.split(r"(\\\*|\\\\|/(?:\*\*/)+|\*)", _squeezed(spec.strip())) if p]
+    pieces = [p for p in re.split(r"(\\\*|\\\\|/(?:\*\*/)+|\*)", _squeezed(spec)) if p]
     stars = sum(p.count("*") for p in pieces if p != "\\*")
     optional_tail = stars == 1 and len(pieces) > 1 and pieces[-1] == "*" and pieces[-2].endswith(" ")
     if optional_tail:  # `ls *` also matches a bare `ls`, yet not `lsof`

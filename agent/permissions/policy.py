@@ -4,16 +4,18 @@ order of decision (see the package docstring); a refusal carries the sentence th
 from __future__ import annotations
 
 import os
+import shlex
 from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from agent.permissions.commands import allow_forms, command_matches, deny_forms
+from agent.permissions.bash_check import judge, quoted
+from agent.permissions.commands import command_matches
 from agent.permissions.paths import normal_path, path_matches
 from agent.permissions.rules import Rule, merge_rules, read_rule, split_rules
 from agent.permissions.sensitive import names_entry, sensitive_name
-from agent.permissions.shell import literal, split_command
+from agent.permissions.shell import literal
 
 # dontAsk refuses whatever needs approval, which -p mode does anyway; auto needs Claude Code's
 # safety classifier, which we lack, so it decides as default does (as Claude Code falls back).
@@ -84,42 +86,41 @@ class Policy:
         return replace(self, allow=merge_rules(self.allow, extra))
 
     def _check_bash(self, command: str) -> Decision:
-        """Denied (or asked) when any form of the line or of a part matches a deny (ask) rule;
-        allowed when an exact rule names the whole line or an allow rule approves every part."""
-        try:
-            parts, forms = split_command(command) or [command], deny_forms(command)
-        except ValueError:  # unreadable: only a plain `Bash` rule (or bypass) can approve it
-            parts, forms = [], [(command, command)]
-        for kind in ("deny", "ask") if self.mode != "bypassPermissions" else ("deny",):
-            for part, form in forms:
-                if rule := self._bash_rule(kind, form):
-                    return _refusal(kind, _bash_subject(part, command), rule)
-            bash_rules = [text for text, rule in self._readings(kind) if rule.names("Bash")]
-            if not parts and bash_rules:  # a line we cannot read might hide what the rule names
-                return _refusal("unreadable", f"Bash command {_quote(command)}", bash_rules[0])
-        if self.mode == "plan":
-            return _refusal("plan", f"Bash command {_quote(command)}")
-        if self.mode == "bypassPermissions":
-            return Decision(True, "bypassPermissions mode")
-        plain = [text for text, rule in self._readings("allow") if rule.names("Bash") and rule.specifier is None]
-        if plain:  # approves every line, even one we cannot read or one writing anywhere
-            return Decision(True, f"allowed by the rule '{plain[0]}'")
-        if not parts:
-            return _refusal("approval", f"Bash command {_quote(command)}", ways=["--allowedTools 'Bash'"],
-                            suggestion="Bash")
-        analysed = [(part, *allow_forms(part)) for part in parts]
-        writes = [word for _, _, written in analysed for word in written]
-        if len(parts) > 1 and all(map(self._harmless_write, writes)) and any(
-                self._bash_rule("allow", form, whole=True) for form in allow_forms(command)[0]):
-            return Decision(True, "allowed by an exact rule for the whole command")
-        for part, part_forms, written in analysed:
-            harmless = all(map(self._harmless_write, written))
-            if not (harmless and any(self._bash_rule("allow", form) for form in part_forms)):
-                words = part_forms[-1].split()
-                rule = f"Bash({words[0]}:*)" if words and harmless else "Bash"
-                return _refusal("approval", _bash_subject(part, command), ways=[f"--allowedTools '{rule}'"],
-                                suggestion=rule)
-        return Decision(True, "allowed by the permission rules")
+        """Decided on the command's parse tree (see `bash_check`)."""
+        verdict = judge(self, command)
+        if verdict.allowed:
+            return Decision(True, verdict.reason)
+        return _refusal(verdict.kind, verdict.subject, verdict.rule, verdict.ways, verdict.suggestion)
+
+    def bash_rules(self, kind: str) -> list[tuple[str, str | None]]:
+        """(rule text, specifier) of each Bash rule of `kind`; the specifier is None for all of Bash."""
+        return [(text, rule.specifier) for text, rule in self._readings(kind) if rule.names("Bash")]
+
+    def file_rule(self, kind: str, tool: str, path: str | None) -> str | None:
+        """The first Read or Edit rule of `kind` covering `path` (a command's file word, relative to
+        the workspace); for None (a path decided at run time), the first such rule with a path."""
+        if path is None:
+            return next((text for text, rule in self._readings(kind) if rule.specifier is not None and (
+                rule.names(tool) or any(rule.names(t) for t in (READ_FAMILY if tool == "Read" else EDIT_FAMILY)))),
+                None)
+        args = {"file_path": path}
+        return self._first_match(kind, tool, args, self._paths(tool, args))
+
+    def write_problem(self, path: str | None, sensitive_only: bool = False) -> tuple[str, str] | None:
+        """Why a command's write to `path` keeps an allow rule from approving it, as (refusal kind,
+        detail), or None when it is harmless: decided at run time ("uncertain"), a sensitive file
+        ("sensitive", the detail naming its entry) or outside the allowed folders ("approval"). With
+        `sensitive_only` (a plain `Bash` rule, which approves writing anywhere) only a sensitive file counts."""
+        if path is None:
+            return None if sensitive_only else ("uncertain", "which is decided at run time")
+        if path == "~" or path.startswith("~/"):
+            path = str(self.home) + path[1:]
+        word = shlex.quote(path)
+        if entry := self.sensitive_write(word):
+            return "sensitive", entry
+        if sensitive_only or self._harmless_write(word):
+            return None
+        return "approval", "outside the workspace and the additional directories (or where an Edit rule asks)"
 
     def _readings(self, kind: str) -> Iterable[tuple[str, Rule]]:
         """Each rule of `kind` with the reading that kind uses: strict for allow, broad for deny and ask."""
@@ -128,11 +129,6 @@ class Policy:
             rule = reading.strict if kind == "allow" else reading.broad
             if rule is not None:
                 yield text, rule
-
-    def _bash_rule(self, kind: str, form: str, whole: bool = False) -> str | None:
-        """The first rule of `kind` that matches one form of a command."""
-        return next((text for text, rule in self._readings(kind) if rule.names("Bash") and (
-            rule.specifier is None or command_matches(rule.specifier, form, whole))), None)
 
     def _first_match(self, kind: str, tool: str, args: dict[str, Any], paths: Callable[[], list[Path]]
                      ) -> str | None:
@@ -248,12 +244,12 @@ class Policy:
         """What the call does, as the refusal names it."""
         if tool in READ_FAMILY + EDIT_FAMILY and (path := self._target(tool, args)) is not None:
             inside = self._inside(path)
-            subject = f"{tool} {'in' if tool in ('Glob', 'Grep') else 'of'} {_quote(inside or str(path))}"
+            subject = f"{tool} {'in' if tool in ('Glob', 'Grep') else 'of'} {quoted(inside or str(path))}"
             away = tool in EDIT_FAMILY and self._editable(path) and not self._edit_inside(tool, args)
             return subject + (" (its real path, through a symlink, is outside the workspace)" if away else "")
         key = {"Agent": "subagent_type", "Skill": "skill"}.get(tool)
         value = _text(args.get(key)) if key else ""
-        return f"{tool} {_quote(value)}" if value else tool
+        return f"{tool} {quoted(value)}" if value else tool
 
     def _suggestions(self, tool: str, args: dict[str, Any]) -> list[str]:
         """Allow rules that would approve the refused call, most specific first; none for a path
@@ -279,24 +275,20 @@ def _text(value: Any) -> str:
     return value.strip() if isinstance(value, str) else ""
 
 
-def _quote(text: str, limit: int = 200) -> str:
-    flat = " ".join(text.split())
-    return "'" + (flat if len(flat) <= limit else flat[:limit] + "...") + "'"
-
-
-def _bash_subject(part: str, command: str) -> str:
-    whole = " ".join(command.split())
-    same = " ".join(part.split()) == whole
-    return f"Bash command {_quote(part)}" + ("" if same else f" (part of {_quote(command)})")
-
-
 _REASONS = {  # what the model sees for each kind of refusal: what was refused, how to allow it
     "deny": "{subject} is denied by the permission rule '{rule}'; the user can allow it only by removing "
             "that rule from permissions.deny or --disallowedTools.",
     "ask": "{subject} matches the ask rule '{rule}' and needs approval, which cannot be given in -p mode; "
            "the user can remove that rule from permissions.ask or run with --dangerously-skip-permissions.",
-    "unreadable": "{subject} nests too deeply to be checked against the permission rule '{rule}', so it is "
-                  "refused; the user can allow it only by removing that rule.",
+    "unreadable": "{subject} cannot be checked against the permission rule '{rule}', so it is refused; "
+                  "the user can allow it only by removing that rule.",
+    "could_deny": "{subject} could run what the permission rule '{rule}' denies (part of it is decided at run "
+                  "time), so it is refused; the user can allow it only by removing that rule.",
+    "could_ask": "{subject} could run what the ask rule '{rule}' covers (part of it is decided at run time) "
+                 "and needs approval, which cannot be given in -p mode; the user can remove that rule from "
+                 "permissions.ask or run with --dangerously-skip-permissions.",
+    "uncertain": "{subject} it needs approval, which cannot be given in -p mode; the user can allow it only "
+                 "with a plain 'Bash' allow rule or --dangerously-skip-permissions.",
     "plan": "{subject} is refused because plan mode permits only read-only tools; the user can allow it by "
             "running with another --permission-mode than plan.",
     "sensitive": "{subject} is refused: it is a sensitive file (in '{rule}', where a change can run commands "

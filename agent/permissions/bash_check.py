@@ -1,0 +1,229 @@
+"""The decision for one Bash command, made on its parse tree (`bash_tree`). Deny and ask rules are
+matched against every simple command anywhere in the line and every command it runs, and against
+the files common readers and writers name (Read and Edit rules); a deny rule wins whenever the
+denied command could be what runs. Allow rules fail closed: they approve a line only when the whole
+tree is understood, every command in it is covered and every file it writes is a harmless write.
+
+The policy is handed in (duck-typed, so this module imports nothing above it): `mode`,
+`bash_rules(kind)`, `file_rule(kind, tool, path)` and `write_problem(path)`."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any, Iterator
+
+from agent.permissions.bash_tree import Analysis, SimpleCommand, Word, analyse
+from agent.permissions.command_files import files_of
+from agent.permissions.commands import (RUN_TIME, Form, allow_forms, command_lines, command_matches, command_name,
+                                        could_match, deny_forms, matches, WRAPPERS, _after_wrapper)
+
+_MAX_INNER_DEPTH = 4  # `sh -c "sh -c '...'"` nesting read
+_MAX_COMMANDS = 2_000  # commands read in one line, inner lines included
+_CHANGES_FOLDER = ("cd", "pushd", "popd")
+_QUIET_FILES = ("/dev/null", "/dev/stdout", "/dev/stderr")  # redirections to these write nothing
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """Whether a command may run; a refusal says which kind, what was refused and by which rule."""
+
+    allowed: bool
+    reason: str = ""  # for approvals: which rule or mode approved
+    kind: str = ""  # for refusals: deny, ask, unreadable, could_deny, plan, approval or uncertain
+    subject: str = ""
+    rule: str = ""
+    ways: tuple[str, ...] = ()
+    suggestion: str = ""
+
+
+def judge(policy: Any, command: str) -> Verdict:
+    """Decide one Bash command under `policy` (see the module docstring)."""
+    analysis = analyse(command)
+    whole = f"Bash command {quoted(command)}"
+    expanded = _expanded(analysis)
+    for kind in ("deny", "ask") if policy.mode != "bypassPermissions" else ("deny",):
+        if refusal := _rule_refusal(kind, policy.bash_rules(kind), expanded, command):
+            return refusal
+        if refusal := _file_refusal(kind, policy, expanded, command):
+            return refusal
+    if policy.mode == "plan":
+        return Verdict(False, kind="plan", subject=whole)
+    if policy.mode == "bypassPermissions":
+        return Verdict(True, "bypassPermissions mode")
+    plain = next((text for text, spec in policy.bash_rules("allow") if spec is None), None)
+    if plain:  # approves every line, even one we cannot read
+        return _writes_refusal(policy, expanded, command, needs_sensitive_only=True) or \
+            Verdict(True, f"allowed by the rule '{plain}'")
+    if problems := analysis.problems or _run_time_words(analysis):
+        return Verdict(False, kind="uncertain", subject=f"{whole} has {problems[0]}, so no rule can approve it;")
+    if refusal := _writes_refusal(policy, expanded, command):
+        return refusal
+    allow = policy.bash_rules("allow")
+    if len(analysis.commands) > 1 and any(spec and command_matches(spec, command, whole=True) for _, spec in allow):
+        return Verdict(True, "allowed by an exact rule for the whole command")
+    for simple in analysis.commands:
+        if _approved(policy, simple, 0) is None:
+            suggestion = _suggestion(simple)
+            return Verdict(False, kind="approval", subject=_subject(simple, command),
+                           ways=(f"--allowedTools '{suggestion}'",), suggestion=suggestion)
+    return Verdict(True, "allowed by the permission rules")
+
+
+def quoted(text: str, limit: int = 200) -> str:
+    """`text` on one line, quoted, cut at `limit` characters (for reasons the model reads)."""
+    flat = " ".join(text.split())
+    return "'" + (flat if len(flat) <= limit else flat[:limit] + "...") + "'"
+
+
+def _expanded(analysis: Analysis) -> Analysis:
+    """`analysis` with the commands that its commands run added (inner lines parsed in turn; a
+    command built at run time added as one whose every word is unknown)."""
+    found = Analysis(list(analysis.commands), list(analysis.redirects), list(analysis.problems))
+    depths = [0] * len(found.commands)
+    i = 0
+    while i < len(found.commands) and len(found.commands) < _MAX_COMMANDS:
+        command, depth = found.commands[i], depths[i]
+        for form in deny_forms(command):
+            for inner in command_lines(form):
+                if isinstance(inner, str) and depth < _MAX_INNER_DEPTH:
+                    nested = analyse(inner)
+                    found.commands += nested.commands
+                    found.redirects += nested.redirects
+                    found.problems += [p for p in nested.problems if p not in found.problems]
+                    depths += [depth + 1] * len(nested.commands)
+                else:
+                    words = inner if isinstance(inner, tuple) and inner else (RUN_TIME,)
+                    found.commands.append(SimpleCommand(command.source, (), words))
+                    depths.append(depth + 1)
+        i += 1
+    if len(found.commands) >= _MAX_COMMANDS:
+        found.problems.append("more commands than can be checked")
+    return found
+
+
+def _rule_refusal(kind: str, rules: list[tuple[str, str | None]], found: Analysis, command: str) -> Verdict | None:
+    """The refusal of the first rule of `kind` that matches (or could match) a command of the line."""
+    if not rules:
+        return None
+    for text, spec in rules:
+        if spec is None or command_matches(spec, command):
+            return Verdict(False, kind=kind, subject=f"Bash command {quoted(command)}", rule=text)
+    for simple in found.commands:
+        for form in deny_forms(simple):
+            for text, spec in rules:
+                if could_match(spec, form):
+                    unknown = any(word.text is None for word in form)
+                    return Verdict(False, kind=("could_" + kind) if unknown else kind,
+                                   subject=_subject(simple, command), rule=text)
+    if found.problems:  # a line we cannot read might hide what the rule names
+        return Verdict(False, kind="unreadable" if kind == "deny" else "ask",
+                       subject=f"Bash command {quoted(command)} (it has {found.problems[0]})", rule=rules[0][0])
+    return None
+
+
+def _file_refusal(kind: str, policy: Any, found: Analysis, command: str) -> Verdict | None:
+    """The refusal of the first Read or Edit rule of `kind` that covers a file the line reads or writes."""
+    reads, writes = _files(found)
+    for tool, words in (("Read", reads), ("Edit", writes)):
+        for word in words:
+            path = _path_text(word, found)
+            rule = policy.file_rule(kind, tool, path)
+            if rule:
+                verb = "reads" if tool == "Read" else "writes"
+                what = quoted(path) if path is not None else f"{quoted(word.source)} (which could be any file)"
+                return Verdict(False, kind=kind if path is not None else f"could_{kind}",
+                               subject=f"Bash command {quoted(command)}, which {verb} {what},", rule=rule)
+    return None
+
+
+def _writes_refusal(policy: Any, found: Analysis, command: str, needs_sensitive_only: bool = False) -> Verdict | None:
+    """Why a file the line writes keeps any rule from approving it (outside the allowed folders, a
+    sensitive file, or a target decided at run time), or None."""
+    for word in _files(found)[1]:
+        path = _path_text(word, found)
+        if path in _QUIET_FILES:
+            continue
+        problem = policy.write_problem(path, sensitive_only=needs_sensitive_only)
+        if problem is None:
+            continue
+        kind, detail = problem
+        subject = f"Bash command {quoted(command)}, which writes {quoted(path or word.source)}"
+        if kind == "sensitive":
+            return Verdict(False, kind=kind, subject=subject, rule=detail,
+                           ways=("--permission-mode bypassPermissions",))
+        return Verdict(False, kind=kind, subject=f"{subject} {detail}" + (";" if kind == "uncertain" else ","),
+                       ways=("--allowedTools 'Bash'",), suggestion="")
+    return None
+
+
+def _files(found: Analysis) -> tuple[list[Word], list[Word]]:
+    """The words the line reads and writes as files: redirections, and what readers and writers name."""
+    reads = [r.target for r in found.redirects if r.reads and r.target is not None]
+    writes = [r.target for r in found.redirects if r.writes and r.target is not None]
+    for simple in found.commands:
+        for form in deny_forms(simple):
+            read, written = files_of(form)
+            reads += read
+            writes += written
+    return reads, writes
+
+
+def _path_text(word: Word, found: Analysis) -> str | None:
+    """The path a file word names, or None when run time decides it (also a relative path after a
+    `cd`, which moves where it leads)."""
+    if word.text is None or not word.text:
+        return None
+    moved = any(simple.words and command_name(simple.words[0]) in _CHANGES_FOLDER for simple in found.commands)
+    if moved and not (os.path.isabs(word.text) or word.text.startswith("~")):
+        return None
+    return word.text
+
+
+def _run_time_words(analysis: Analysis) -> list[str]:
+    """The commands whose command word is built at run time (`$CMD`, `$(...)`, globs, braces)."""
+    return [f"a command word built at run time ({quoted(simple.words[0].source, 40)})"
+            for simple in analysis.commands if simple.words and simple.words[0].text is None]
+
+
+def _approved(policy: Any, simple: SimpleCommand, depth: int) -> str | None:
+    """The allow rule that approves `simple` and everything it runs, or None."""
+    if not simple.words:
+        return "a harmless assignment" if allow_forms(SimpleCommand("", simple.assignments, (Word("", ""),))) else None
+    for form in allow_forms(simple):
+        if form[0].text is None:
+            continue
+        rule = next((text for text, spec in policy.bash_rules("allow") if spec is not None and matches(spec, form)), None)
+        if rule and all(_inner_approved(policy, inner, depth) for inner in _runs(form)):
+            return rule
+    return None
+
+
+def _runs(form: Form) -> Iterator[str | Form | None]:
+    """The commands `form` runs besides itself: a wrapper's command, and its command lines."""
+    if command_name(form[0]) in WRAPPERS:
+        yield _after_wrapper(form, harmless=False) or ()
+    yield from command_lines(form)
+
+
+def _inner_approved(policy: Any, inner: str | Form | None, depth: int) -> bool:
+    if inner is None or depth >= _MAX_INNER_DEPTH:
+        return False
+    if not isinstance(inner, str):
+        return not inner or _approved(policy, SimpleCommand("", (), inner), depth + 1) is not None
+    nested = analyse(inner)
+    return not nested.problems and not _run_time_words(nested) and all(
+        _approved(policy, simple, depth + 1) for simple in nested.commands)
+
+
+def _suggestion(simple: SimpleCommand) -> str:
+    """The narrowest allow rule worth offering for an unapproved command: `Bash(word:*)`."""
+    forms = allow_forms(simple)
+    word = forms[-1][0].text if forms and forms[-1] else None
+    return f"Bash({word}:*)" if word and word.isprintable() and "(" not in word and ")" not in word else "Bash"
+
+
+def _subject(simple: SimpleCommand, command: str) -> str:
+    whole = " ".join(command.split())
+    same = " ".join(simple.source.split()) == whole
+    return f"Bash command {quoted(simple.source)}" + ("" if same else f" (part of {quoted(command)})")

@@ -1,0 +1,361 @@
+"""A Bash command line read on a real parse tree (tree-sitter with the tree-sitter-bash grammar):
+every simple command anywhere in it (lists, pipelines, subshells, groups, `if`/`while`/`for`/`case`
+bodies, function bodies, `!`, command and process substitutions, expanding here-documents,
+redirection targets, arithmetic, assignments), each word as bash would read it (quotes, `$'..'`,
+backslashes and line continuations removed) or marked as built at run time, every redirection, and
+each construct the reading cannot be sure of, named. Permission rules are matched against what
+this finds; whatever it is unsure of is listed in `Analysis.problems`, never guessed.
+
+The parser is imported on the first command that must be checked, so a run that checks none
+pays nothing for it."""
+
+from __future__ import annotations
+
+import re
+import threading
+from dataclasses import dataclass, field
+from typing import Any
+
+MAX_COMMAND_CHARS = 100_000  # longer command lines are not read: refused unless plain `Bash` allows
+MAX_DEPTH = 100  # deeper nesting is not read
+
+_parser: Any = None
+_parser_lock = threading.Lock()  # a tree-sitter parser is not safe to share between threads
+
+
+@dataclass(frozen=True)
+class Word:
+    """One shell word: `text` is what bash makes of it, or None when expansion at run time (a
+    variable, a substitution, a glob, braces, `~user`) decides it; `prefix` is its literal start."""
+
+    source: str
+    text: str | None
+    prefix: str = ""
+
+    @property
+    def shown(self) -> str:
+        """The word as rules see it: its text, or as written when that is decided at run time."""
+        return self.text if self.text is not None else self.source
+
+
+@dataclass(frozen=True)
+class Redirect:
+    """A redirection: its operator (`>`, `>>`, `<`, `<<<`, `&>`, `>&`, ...) and its target word."""
+
+    operator: str
+    target: Word | None
+
+    @property
+    def writes(self) -> bool:
+        """Whether it writes a file (not `2>&1`, `>&-` or a read)."""
+        if self.operator == ">&" and self.target is not None and re.fullmatch(r"\d+|-", self.target.shown):
+            return False
+        return self.operator in (">", ">>", ">|", "&>", "&>>", "<>", ">&")
+
+    @property
+    def reads(self) -> bool:
+        """Whether it reads a file (`<`, `<>`)."""
+        return self.operator in ("<", "<>")
+
+
+@dataclass(frozen=True)
+class SimpleCommand:
+    """One simple command: its `VAR=value` prefixes, then its words (the command word first; empty
+    for a bare assignment); `source` is its text as written."""
+
+    source: str
+    assignments: tuple[tuple[str, Word], ...]
+    words: tuple[Word, ...]
+
+
+@dataclass
+class Analysis:
+    """What a command line does, as far as a static reading can tell."""
+
+    commands: list[SimpleCommand] = field(default_factory=list)
+    redirects: list[Redirect] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)  # constructs not understood, each named
+
+
+def analyse(command: str) -> Analysis:
+    """The simple commands, redirections and unreadable constructs of `command`."""
+    found = Analysis()
+    if len(command) > MAX_COMMAND_CHARS:
+        found.problems.append(f"a command line over {MAX_COMMAND_CHARS:,} characters")
+        return found
+    if "\x00" in command:
+        found.problems.append("a NUL character")
+        return found
+    source = command.encode("utf-8", errors="surrogatepass")
+    with _parser_lock:
+        tree = _get_parser().parse(source)
+    _Reader(source, found).statement(tree.root_node, 0)
+    if tree.root_node.has_error and not any(p.startswith("a syntax error") for p in found.problems):
+        found.problems.append("a syntax error")
+    return found
+
+
+def _get_parser():
+    global _parser
+    if _parser is None:
+        import tree_sitter
+        import tree_sitter_bash
+
+        _parser = tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language()))
+    return _parser
+
+
+# Nodes that hold statements or expressions: read child by child.
+_CONTAINERS = frozenset({
+    "program", "list", "pipeline", "subshell", "compound_statement", "do_group", "if_statement",
+    "elif_clause", "else_clause", "while_statement", "for_statement", "c_style_for_statement",
+    "case_statement", "case_item", "negated_command", "redirected_statement", "test_command",
+    "variable_assignments", "binary_expression", "unary_expression", "ternary_expression",
+    "postfix_expression", "parenthesized_expression", "array", "subscript", "heredoc_body",
+    "expansion", "arithmetic_expansion", "command_substitution", "process_substitution", "string",
+    "concatenation", "translated_string", "function_definition",
+})
+# Leaves that run nothing.
+_LEAVES = frozenset({
+    "word", "number", "raw_string", "ansi_c_string", "string_content", "variable_name",
+    "special_variable_name", "comment", "heredoc_start", "heredoc_end", "heredoc_content",
+    "file_descriptor", "test_operator", "regex", "simple_expansion", "brace_expression",
+})
+_REDIRECTS = frozenset({"file_redirect", "heredoc_redirect", "herestring_redirect"})
+_DYNAMIC = frozenset({"simple_expansion", "expansion", "command_substitution", "process_substitution",
+                      "arithmetic_expansion", "brace_expression", "extglob_pattern"})
+_BRACES = re.compile(r"\{[^{}]*(?:,|\.\.)[^{}]*\}")  # what bash brace-expands: `{a,b}`, `{1..3}`
+_ANSI_ESCAPES = {"a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b", "f": "\f", "n": "\n", "r": "\r",
+                 "t": "\t", "v": "\v", "\\": "\\", "'": "'", '"': '"', "?": "?"}
+
+
+class _Reader:
+    """Walks one parse tree, filling an Analysis."""
+
+    def __init__(self, source: bytes, found: Analysis) -> None:
+        self.source, self.found = source, found
+
+    def text(self, node) -> str:
+        return self.source[node.start_byte:node.end_byte].decode("utf-8", errors="surrogatepass")
+
+    def problem(self, what: str) -> None:
+        if what not in self.found.problems:
+            self.found.problems.append(what)
+
+    def statement(self, node, depth: int) -> None:
+        """Read `node` and everything under it."""
+        if depth > MAX_DEPTH:
+            return self.problem("nesting too deep to read")
+        if node.type == "ERROR" or node.is_missing:
+            return self.problem("a syntax error (" + _clip(self.text(node)) + ")")
+        if depth == 0:
+            self.continuations(node)
+        kind = node.type
+        if kind == "command":
+            return self.command(node, depth)
+        if kind in ("declaration_command", "unset_command"):
+            return self.declaration(node, depth)
+        if kind == "variable_assignment":
+            name, value = self.assignment(node, depth)
+            return self.found.commands.append(SimpleCommand(self.text(node), ((name, value),), ()))
+        if kind in _REDIRECTS:
+            return self.redirect(node, depth)
+        if kind == "heredoc_body" and not node.named_children:
+            return None  # a quoted delimiter: the body is text, nothing in it expands
+        if kind not in _CONTAINERS and kind not in _LEAVES and node.is_named:
+            return self.problem(f"a construct the checker does not know ({kind})")
+        if kind == "extglob_pattern":
+            return self.problem("an extended glob pattern")
+        for child in node.children:
+            if child.is_named or child.type == "ERROR":
+                self.statement(child, depth + 1)
+
+    def continuations(self, root) -> None:
+        """A backslash-newline that bash removes inside a word, where the grammar splits the word, is
+        a reading we cannot trust (joining touching words in a command handles the plain case)."""
+        for match in re.finditer(rb"(?<!\\)(?:\\\\)*\\\n", self.source):
+            start = match.end() - 2
+            node = root.descendant_for_byte_range(start, start + 2)
+            while node is not None and not node.is_named:
+                node = node.parent
+            if node is not None and node.type not in _CONTAINERS | {"command", "raw_string", "comment",
+                                                                      "string_content", "heredoc_body",
+                                                                      "heredoc_content"}:
+                self.problem("a line continuation inside a word")
+
+    def command(self, node, depth: int) -> None:
+        assignments, pieces = [], []
+        for child in node.children:
+            if child.type == "variable_assignment":
+                assignments.append(self.assignment(child, depth))
+            elif child.type in _REDIRECTS:
+                self.redirect(child, depth)
+            elif child.type == "command_name":
+                pieces.append(child.named_children[0] if child.named_child_count == 1 else child)
+            elif child.type == "comment":
+                continue
+            else:
+                pieces.append(child)
+        words = [self.joined(group, depth) for group in self.touching(pieces)]
+        self.found.commands.append(SimpleCommand(self.text(node), tuple(assignments), tuple(words)))
+
+    def declaration(self, node, depth: int) -> None:
+        """`export A=1`, `declare -x B=$(cmd)`, `local`, `readonly`, `unset`: a command named by its keyword."""
+        words = [Word(node.children[0].type, node.children[0].type, node.children[0].type)]
+        for child in node.children[1:]:
+            if child.type == "variable_assignment":
+                name, value = self.assignment(child, depth)
+                words.append(Word(self.text(child), None if value.text is None else f"{name}={value.text}"))
+            elif child.is_named:
+                words.append(self.word(child, depth))
+        self.found.commands.append(SimpleCommand(self.text(node), (), tuple(words)))
+
+    def assignment(self, node, depth: int) -> tuple[str, Word]:
+        """(name, value) of `NAME=value`; the value's substitutions are read as commands."""
+        name_node = node.child_by_field_name("name") or node.children[0]
+        value_node = node.child_by_field_name("value")
+        name = self.text(name_node)
+        if name_node.type == "variable_name" and not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+            self.problem(f"'{_clip(name)}=', which bash runs as a command, not an assignment")
+        if name_node.type != "variable_name":  # `a[$(cmd)]=1`: the subscript is read, and it is not plain
+            self.statement(name_node, depth + 1)
+            name = ""
+        if value_node is None:
+            return name, Word("", "")
+        return name, self.word(value_node, depth)
+
+    def redirect(self, node, depth: int) -> None:
+        operator = next((child.type for child in node.children if not child.is_named), "")
+        if node.type == "heredoc_redirect":
+            for child in node.named_children:
+                if child.type == "heredoc_body":
+                    self.statement(child, depth + 1)
+            return self.found.redirects.append(Redirect("<<", None))
+        targets = [child for child in node.named_children if child.type not in ("file_descriptor",)]
+        target = self.word(targets[-1], depth) if targets else None
+        self.found.redirects.append(Redirect(operator, target))
+
+    def touching(self, pieces: list) -> list[list]:
+        """Pieces of a command grouped into words: bash ends a word only at unquoted blanks, so
+        pieces that touch (or meet across a line continuation) are one word."""
+        groups: list[list] = []
+        for piece in pieces:
+            gap = self.source[groups[-1][-1].end_byte:piece.start_byte] if groups else b" "
+            if groups and re.fullmatch(rb"(?:\\\n)*", gap):
+                groups[-1].append(piece)
+            else:
+                groups.append([piece])
+        return groups
+
+    def joined(self, group: list, depth: int) -> Word:
+        if len(group) == 1:
+            return self.word(group[0], depth)
+        parts, i = [], 0
+        while i < len(group):
+            piece = group[i]
+            if not piece.is_named and piece.type == "$" and i + 1 < len(group) and group[i + 1].type == "string":
+                parts.append(self.word(group[i + 1], depth))  # `$"..."`: a translated string
+                i += 2
+                continue
+            if not piece.is_named:
+                self.problem(f"an unexpected '{_clip(self.text(piece))}' in a command")
+                parts.append(Word(self.text(piece), None))
+            else:
+                parts.append(self.word(piece, depth))
+            i += 1
+        source = self.source[group[0].start_byte:group[-1].end_byte].decode("utf-8", errors="surrogatepass")
+        return _concatenated(source, parts)
+
+    def word(self, node, depth: int) -> Word:
+        """What bash makes of one word node; substitutions inside it are read as commands."""
+        source, kind = self.text(node), node.type
+        if kind in _DYNAMIC or kind not in ("word", "number", "raw_string", "string", "ansi_c_string",
+                                            "translated_string", "concatenation"):
+            self.statement(node, depth + 1)
+            return Word(source, None)
+        if kind == "number":
+            return Word(source, source, source)
+        if kind == "raw_string":
+            return Word(source, source[1:-1], source[1:-1])
+        if kind == "ansi_c_string":
+            text = _ansi_c(source[2:-1])
+            return Word(source, text, text or "")
+        if kind == "translated_string":
+            inner = self.word(node.named_children[0], depth) if node.named_children else Word(source, "")
+            return Word(source, inner.text, inner.prefix)
+        if kind == "string":
+            return self.string(node, depth)
+        if kind == "concatenation":
+            word = _concatenated(source, [self.word(child, depth) for child in node.named_children])
+            # the grammar splits `{a,b}` into pieces; quoted pieces inside braces still expand
+            bare = "".join(self.text(c) if c.type == "word" else "x" for c in node.named_children)
+            return Word(source, None, word.prefix.split("{")[0]) if _BRACES.search(bare) else word
+        return _unquoted_word(source)
+
+    def string(self, node, depth: int) -> Word:
+        """A double-quoted string: literal unless something in it expands."""
+        parts = []
+        for child in node.named_children:
+            if child.type == "string_content":
+                text = re.sub(r'\\([$`"\\])', r"\1", self.text(child).replace("\\\n", ""))
+                parts.append(Word(self.text(child), text, text))
+            else:
+                self.statement(child, depth + 1)
+                parts.append(Word(self.text(child), None))
+        return _concatenated(self.text(node), parts)
+
+
+def _concatenated(source: str, parts: list[Word]) -> Word:
+    """One word made of `parts`: literal only when every part is."""
+    prefix = ""
+    for part in parts:
+        if part.text is None:
+            return Word(source, None, prefix + part.prefix)
+        prefix += part.text
+    return Word(source, prefix, prefix)
+
+
+def _unquoted_word(source: str) -> Word:
+    """An unquoted word: backslashes escape, line continuations vanish; globs, braces and `~user`
+    make it decided at run time (a leading `~` or `~/` stays, for the caller to read as home)."""
+    out, i = [], 0
+    while i < len(source):
+        char = source[i]
+        if char == "\\":
+            if source[i + 1:i + 2] != "\n":
+                out.append(source[i + 1:i + 2])
+            i += 2
+            continue
+        if char in "*?[" or char in "{}" and _BRACES.search(source) or char == "~" and i == 0 and not re.match(r"~(/|$)", source):
+            return Word(source, None, "".join(out))
+        out.append(char)
+        i += 1
+    return Word(source, "".join(out), "".join(out))
+
+
+def _ansi_c(body: str) -> str | None:
+    """The text of a `$'...'` body, or None for an escape we do not decode."""
+    out, i = [], 0
+    while i < len(body):
+        if body[i] != "\\":
+            out.append(body[i])
+            i += 1
+            continue
+        escape = body[i + 1:i + 2]
+        if escape in _ANSI_ESCAPES:
+            out.append(_ANSI_ESCAPES[escape])
+            i += 2
+        elif match := re.match(r"x([0-9A-Fa-f]{1,2})|u([0-9A-Fa-f]{1,4})|U([0-9A-Fa-f]{1,8})|([0-7]{1,3})", body[i + 1:]):
+            value = int(next(g for g in match.groups() if g), 8 if match.group(4) else 16)
+            if value == 0 or value > 0x10FFFF:
+                return None  # bash cuts the string at a NUL
+            out.append(chr(value))
+            i += 1 + match.end()
+        else:
+            return None  # `\c`, a trailing backslash: read rather than guessed
+    return "".join(out)
+
+
+def _clip(text: str) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= 40 else flat[:39] + "…"
