@@ -51,13 +51,15 @@ def latest_session(home: Path, cwd: Path) -> str | None:
 
 
 def find_session(home: Path, cwd: Path, session_id: str) -> Path | None:
-    """The main transcript of `session_id`: in `cwd`'s folder, else in any project's; None if none."""
+    """The main transcript of `session_id`: in `cwd`'s folder, else in any project's; None if none
+    (a FIFO or device of that name is none: reading it could wait forever)."""
     if not SESSION_ID.fullmatch(session_id):
         return None
     here = project_folder(home, cwd) / f"{session_id}.jsonl"
     if here.is_file():
         return here
-    return next(iter(sorted((Path(home) / ".claude" / "projects").glob(f"*/{session_id}.jsonl"))), None)
+    found = sorted((Path(home) / ".claude" / "projects").glob(f"*/{session_id}.jsonl"))
+    return next((path for path in found if path.is_file()), None)
 
 
 def read_conversation(path: Path) -> list[dict[str, Any]]:
