@@ -204,3 +204,31 @@ def test_a_fifo_where_the_transcript_goes_is_refused(offline, capsys):
     assert "is a FIFO (named pipe), not a regular file; remove it or run with --no-session-persistence" in err
     err = _one_line_exit_2(["-p", "hi", "--resume", session_id], capsys)  # not read, so not waited on
     assert err == f"error: no session '{session_id}' to resume\n"
+
+
+def test_save_file_keeps_what_a_path_is(tmp_path):
+    """The one save every writer uses (Write, Edit, --record, --junit, the frontmatter cache)."""
+    from agent.workspace import save_file
+
+    single = tmp_path / "single.txt"
+    single.write_text("old")
+    single.chmod(0o640)
+    before = os.stat(single).st_ino
+    save_file(single, b"new")
+    assert single.read_text() == "new" and os.stat(single).st_ino != before  # replaced in one step
+    assert stat.S_IMODE(os.stat(single).st_mode) == 0o640
+    linked, other = tmp_path / "linked.txt", tmp_path / "other.txt"
+    linked.write_text("old old old")
+    os.link(linked, other)
+    save_file(other, b"new")
+    assert linked.read_text() == "new" and os.stat(linked).st_ino == os.stat(other).st_ino
+    os.symlink("single.txt", tmp_path / "alias")
+    save_file(tmp_path / "alias", b"through")
+    assert (tmp_path / "alias").is_symlink() and single.read_text() == "through"
+    save_file(tmp_path / "a" / "b" / "new.txt", b"made")
+    assert (tmp_path / "a" / "b" / "new.txt").read_text() == "made"
+    os.mkfifo(tmp_path / "pipe")
+    for special in (tmp_path / "pipe", Path("/dev/null")):
+        with pytest.raises(OSError, match="not a regular file, and is never replaced"):
+            save_file(special, b"x")
+    assert stat.S_ISFIFO(os.stat(tmp_path / "pipe").st_mode) and stat.S_ISCHR(os.stat("/dev/null").st_mode)
