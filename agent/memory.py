@@ -6,8 +6,11 @@ Read, in this order: `~/.claude/CLAUDE.md`; then, from the repository root down 
 folder, each folder's `CLAUDE.md`, `.claude/CLAUDE.md` and `CLAUDE.local.md`. A line's `@path`
 imports another file (relative to the importing file, `~` for home), listed right after it, at most
 five levels deep and each file once; `@` inside code spans, code blocks or links is not an import,
-and a missing file is skipped. Imports must stay inside the working folder (a user file's, inside
-home), so a cloned repository cannot pull `~/.ssh` into a request. HTML comments are hidden.
+and a missing file is skipped. A memory file, and whatever it imports, must really lie (symlinks
+resolved) inside the folder whose memory it is: the working folder for its own files, each parent
+folder for its files, home for the user's. So a cloned repository can pull `~/.ssh` into a request
+neither by an import nor by a `CLAUDE.md` that is a symlink; what lies outside is skipped with one
+warning naming it. HTML comments are hidden.
 """
 
 from __future__ import annotations
@@ -55,7 +58,7 @@ def load_memory(cwd: Path, home: Path) -> list[MemoryFile]:
     _load(user, "user", Path(home), 0, loaded, seen, home)
     for folder in reversed(project_folders(Path(cwd))):  # the repository root first
         for name, kind in (("CLAUDE.md", "project"), (".claude/CLAUDE.md", "project"), ("CLAUDE.local.md", "local")):
-            _load(folder / name, kind, Path(cwd), 0, loaded, seen, home)
+            _load(folder / name, kind, folder, 0, loaded, seen, home)
     return loaded
 
 
@@ -68,10 +71,14 @@ def memory_block(files: list[MemoryFile]) -> str | None:
 
 
 def _load(path: Path, kind: str, fence: Path, depth: int, loaded: list[MemoryFile], seen: set[str], home: Path) -> None:
-    """Load `path` (and, depth first, what it imports) unless already loaded or missing. Imports
-    must resolve inside `fence`."""
+    """Load `path` (and, depth first, what it imports) unless already loaded or missing. It and
+    its imports must really lie inside `fence`: what does not is skipped, with one warning."""
     real = os.path.realpath(path)
-    if real in seen:
+    if real in seen or not os.path.lexists(path):
+        return
+    if not _inside(real, fence):
+        log.warning(f"memory: skipping {path}: it leads to {real}, outside {fence}")
+        seen.add(real)  # one warning, however many files import it
         return
     try:
         raw = Path(path).read_bytes()[:MAX_FILE_CHARS * 4].decode("utf-8", errors="replace")
@@ -89,12 +96,8 @@ def _load(path: Path, kind: str, fence: Path, depth: int, loaded: list[MemoryFil
         return
     for target in _imports(text):
         resolved = _resolve(target, Path(path).parent, home)
-        if resolved is None:
-            continue
-        if not _inside(resolved, fence):
-            log.info(f"memory: {path} imports {target}, outside {fence}; skipping it")
-            continue
-        _load(resolved, kind, fence, depth + 1, loaded, seen, home)
+        if resolved is not None:
+            _load(resolved, kind, fence, depth + 1, loaded, seen, home)
 
 
 def _visible(text: str) -> str:
@@ -145,6 +148,7 @@ def _resolve(target: str, base: Path, home: Path) -> Path | None:
     return Path(os.path.normpath(path if path.is_absolute() else base / path))
 
 
-def _inside(path: Path, fence: Path) -> bool:
-    real, root = os.path.realpath(path), os.path.realpath(fence)
+def _inside(real: str, fence: Path) -> bool:
+    """Whether the real path `real` is `fence` or lies in it (the fence's own links resolved)."""
+    root = os.path.realpath(fence)
     return real == root or real.startswith(root.rstrip(os.sep) + os.sep)
