@@ -108,6 +108,16 @@ class Harness:
         path.write_text(json.dumps(value, indent=4))
         return path
 
+    def trust(self, folder: Path | None = None) -> Path:
+        """Trust the workspace (or `folder`) as Claude Code's trust dialog records it, in
+        ~/.claude.json, so the project's own settings and skills may grant permissions."""
+        path = self.home / ".claude.json"
+        config = json.loads(path.read_text()) if path.exists() else {}
+        key = os.path.realpath(folder or self.workspace)
+        config.setdefault("projects", {}).setdefault(key, {})["hasTrustDialogAccepted"] = True
+        path.write_text(json.dumps(config, indent=2))
+        return path
+
     def cassette_path(self, number: int) -> Path:
         suffix = "" if number == 1 else f"-{number}"
         return self._cassette_stem.with_name(self._cassette_stem.name + suffix + ".yaml")

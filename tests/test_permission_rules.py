@@ -35,7 +35,7 @@ DENY = [  # point, rule, a call it must deny, a call it must let through
     ("2 name/**", "Read(./secrets/**)", ("Read", "lib/secrets/key"), ("Read", "lib/secrets.txt")),
     ("2 Grep", "Read(./.env)", ("Grep", "api/.env"), ("Grep", "api")),
     ("3 escapes", 'Bash(python3 -c "print\\(1\\)")', ("Bash", 'python3 -c "print(1)"'), ("Bash", 'python3 -c "print(2)"')),
-    ("3 backslash", "Bash(echo a\\\\b)", ("Bash", "echo a\\b"), ("Bash", "echo a\\\\b")),
+    ("3 backslash", "Bash(echo a\\\\b)", ("Bash", "echo a\\b"), ("Bash", "echo a/b")),
     ("4 whole line", "Bash(cd api && npm run verify:api)", ("Bash", "cd api && npm run verify:api"),
      ("Bash", "cd web && npm run verify:api")),
     ("5 Tool(*)", "Edit(*)", ("Edit", "/elsewhere/notes.txt"), ("Read", "/elsewhere/notes.txt")),
@@ -151,7 +151,7 @@ def write_settings(folder: Path, name: str, permissions) -> Path:
 def test_disable_bypass_in_any_file_prevents_bypass(cwd, home, warnings, flags):
     write_settings(home, "settings.json", {"disableBypassPermissionsMode": "disable"})
     write_settings(cwd, "settings.local.json", {"defaultMode": "bypassPermissions"})
-    p = load_policy(cwd, home, **flags)
+    p = load_policy(cwd, home, **flags, trusted=True)
     assert p.mode == "default"
     assert any("disableBypassPermissionsMode" in line and str(home) in line for line in warnings)
     assert not p.check("Bash", {"command": "ls"}, False).allowed
@@ -168,7 +168,7 @@ def test_disable_bypass_falls_back_to_the_next_mode(cwd, home, warnings):
 def test_additional_directories_are_edited_like_the_workspace(cwd, home, tmp_path, warnings):
     (tmp_path / "shared").mkdir()
     write_settings(cwd, "settings.json", {"additionalDirectories": ["../shared", "~/notes", 3]})
-    p = load_policy(cwd, home, mode="acceptEdits")
+    p = load_policy(cwd, home, mode="acceptEdits", trusted=True)
     assert p.check("Write", {"file_path": str(tmp_path / "shared" / "a.txt")}, False).allowed
     assert p.check("Edit", {"file_path": "~/notes/todo.md"}, False).allowed
     assert not p.check("Write", {"file_path": str(tmp_path / "other" / "a.txt")}, False).allowed
@@ -178,7 +178,7 @@ def test_additional_directories_are_edited_like_the_workspace(cwd, home, tmp_pat
 @pytest.mark.parametrize("mode", ["dontAsk", "auto"])
 def test_dont_ask_and_auto_decide_as_default(cwd, home, warnings, mode):
     write_settings(cwd, "settings.json", {"defaultMode": mode, "allow": ["Bash(ls:*)"]})
-    p = load_policy(cwd, home)
+    p = load_policy(cwd, home, trusted=True)
     assert p.mode == mode
     assert p.check("Bash", {"command": "ls -la"}, False).allowed
     assert not p.check("Bash", {"command": "rm x"}, False).allowed
@@ -193,7 +193,7 @@ def test_each_rule_claude_code_would_skip_is_one_warning(cwd, home, warnings):
         "deny": ["Read(./.env)", "Bash(rm -rf", "bash(rm *)", "Web*"],
         "ask": ["Bash(git push:* --force)"],
     })
-    load_policy(cwd, home, allowed=["Edit(*) Bash(:*)"])
+    load_policy(cwd, home, allowed=["Edit(*) Bash(:*)"], trusted=True)
     assert len(warnings) == 6, warnings
     assert all(str(path) in line for line in warnings[:5]) and "--allowedTools" in warnings[5]
     assert all("\n" not in line for line in warnings)

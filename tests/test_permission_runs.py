@@ -29,6 +29,7 @@ def test_default_mode_refuses_bash_and_edits_but_not_reads(agent):
 def test_allow_rules_and_flags_approve_matching_calls_only(agent):
     agent.settings({})
     agent.settings({"permissions": {"allow": ["Bash(echo:*)"]}}, where="project")
+    agent.trust()  # the project's own allow rules count only in a trusted workspace
     agent.script(
         call("Bash", command="echo allowed"),
         call("Bash", command="touch not-allowed"),
@@ -61,6 +62,7 @@ def test_accept_edits_mode_approves_edits_but_not_bash(agent):
 
 def test_a_skills_allowed_tools_are_granted_while_it_is_active(agent):
     agent.settings({})
+    agent.trust()  # a project skill's allowed-tools count only in a trusted workspace
     agent.write(".claude/skills/counter/SKILL.md", "---\nname: counter\ndescription: Counts files.\nallowed-tools: Bash(ls:*)\n---\n\nRun `ls` and report how many entries it prints.\n")
     agent.script(call("Bash", command="ls"), lambda r: text(str(len(r.tool_results()[0].splitlines()) - 1)))
     run = agent.run("/counter", "--output-format", "json")

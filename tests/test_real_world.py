@@ -46,6 +46,7 @@ def test_an_unapproved_command_is_not_run_and_is_a_denial(agent):
 
 def test_a_command_approved_by_allowed_tools_runs_in_the_workspace(agent):
     agent.settings(DEFAULT_MODE)
+    agent.trust()  # a project skill's allowed-tools count only in a trusted workspace
     agent.write("reports/q3.txt", "Q3 revenue up\n")
     agent.skill("reports", "Summarises the reports folder.", "Reports: !`ls reports`\nHere: !`pwd`\nFirst: !`cat reports/q3.txt`",
                 extra="allowed-tools: Bash(ls:*) Bash(pwd) Bash(cat:*)")

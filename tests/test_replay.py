@@ -59,7 +59,7 @@ def test_a_tool_call_the_recording_did_not_run_is_drift(agent):
         assert run.exit_code == 0 and "needs approval" in json.dumps(run.payloads[1])
     assert agent.replay("--replay-tools").exit_code == 0  # the same settings: the same refusal
 
-    agent.settings({"permissions": {"allow": ["Bash(echo:*)"]}}, where="project")
+    agent.settings({"permissions": {"allow": ["Bash(echo:*)"]}})
     replayed = agent.replay("--replay-tools")
     assert replayed.exit_code == 1
     assert "a tool call the cassette" in replayed.stderr and 'main called Bash {"command": "echo hello"}' in replayed.stderr

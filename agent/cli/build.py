@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import IO, Any, Mapping
 
 from agent.cli.environment import Environment
+from agent.cli.trust import own_trust
 from agent.cli.stdin import combine, read_piped
 from agent.errors import AgentError, UsageError
 
@@ -22,7 +23,7 @@ def run(args: argparse.Namespace, env: Mapping[str, str], stdin: IO | None = Non
     through `stream` when given; returns (result, session)."""
     from agent.run import MainConversation
 
-    Environment(env)  # every variable the user set is checked before anything else happens
+    own = Environment(env)  # every variable the user set is checked before anything else happens
     args.prompt = combine(args.prompt, read_piped(stdin))
     recorded, env = replay_setup(args, env)
     if args.prompt is None:
@@ -34,7 +35,9 @@ def run(args: argparse.Namespace, env: Mapping[str, str], stdin: IO | None = Non
         stream = _Unshown()
     elif stream is not None:
         stream.partial = args.include_partial_messages  # a replay may have taken it from the cassette
-    session, history = build_session(args, environment, stream, recorded)
+    # the user's own trust, read before a replay swaps the environment for the recorded one
+    trusted = own_trust(args, own, Path.cwd(), Path.home())
+    session, history = build_session(args, environment, stream, recorded, trusted)
     try:
         session.client.limits.thinking(session.model)  # a thinking budget that leaves no room fails before any request
         # a recorded interactive session replays by sending its recorded turns again, in order
@@ -85,17 +88,22 @@ def replay_setup(args: argparse.Namespace, env: Mapping[str, str]):
     return recorded, env
 
 
-def build_session(args: argparse.Namespace, environment: Environment, observer=None, recorded=None):
-    """The session `args` describe, and the earlier conversation it continues (empty for a new one)."""
+def build_session(args: argparse.Namespace, environment: Environment, observer=None, recorded=None,
+                  trusted: bool | None = None, confirm_trust=None):
+    """The session `args` describe, and the earlier conversation it continues (empty for a new one).
+    `trusted` is the user's own trust of the workspace (by default read from `args` and
+    `environment`); a replay narrows it to the recording's. When the workspace is untrusted but its
+    files would grant permissions, `confirm_trust()` (the interactive question) may trust it."""
     from agent.cli.replay import check_model, replay_provider
+    from agent.cli.trust import replay_trust
     from agent.memory import load_memory, memory_block
     from agent.model.client import ModelClient
     from agent.model.limits import Limits
     from agent.model.providers import model_aliases, resolve_model, select_provider
-    from agent.permissions.settings import added_directory, load_policy
+    from agent.permissions.settings import added_directory, load_policy, project_grants
     from agent.session import Session
     from agent.skills.cache import FrontmatterCache, cache_path
-    from agent.skills.discovery import discover_skills
+    from agent.skills.discovery import discover_skills, without_project_grants
     from agent.subagents.discovery import discover_agents
     from agent.workspace import Workspace
 
@@ -116,14 +124,22 @@ def build_session(args: argparse.Namespace, environment: Environment, observer=N
                          sleep=(lambda seconds: None) if args.replay_tools else None)  # a recorded retry need not wait
     cache = FrontmatterCache(cache_path(home, environment.raw))
     added = tuple(added_directory(folder, cwd) for folder in args.add_dirs)
-    skills = {skill.name: skill for skill in discover_skills(cwd, home, cache, added)}
+    found = discover_skills(cwd, home, cache, added)
+    trusted = own_trust(args, environment, cwd, home) if trusted is None else trusted
+    if recorded:
+        trusted = replay_trust(recorded.setup, trusted, args.replay_tools, args.replay)
+    if not trusted and confirm_trust is not None and (
+            project_grants(cwd) or any(s.source == "project" and s.allowed_tools for s in found)):
+        trusted = confirm_trust()
+    args.workspace_trusted = trusted  # a recording says so, for its replays
+    skills = {skill.name: skill for skill in (found if trusted else without_project_grants(found, cwd, home))}
     agents = discover_agents(cwd, home, args.agents, cache)
     cache.report()
     if not args.replay_tools:  # --replay-tools changes nothing on disk
         cache.save()
     policy = load_policy(cwd, home, args.permission_mode, args.allowed_tools, args.disallowed_tools,
                          args.dangerously_skip_permissions, extra_settings=args.settings,
-                         extra_directories=added)
+                         extra_directories=added, trusted=trusted)
     aliases = model_aliases(provider.name, provider.default_model, environment.values, policy.mode == "plan")
     model = resolve_model([args.model, environment["AGENT_MODEL"]], aliases, provider.default_model)
     if recorded:
@@ -246,6 +262,7 @@ def recording(args: argparse.Namespace, session, environment: Environment, turns
         return contextlib.nullcontext()
     from agent.cli.options import build_parser
     from agent.cli.replay import recorded_setup
+    from agent.cli.trust import SETUP_KEY as TRUST_SETUP_KEY
     from agent.record.cassette import Recording, cassette
 
     folders = cassette_folders(session.workspace.cwd)
@@ -254,4 +271,6 @@ def recording(args: argparse.Namespace, session, environment: Environment, turns
         return cassette(args.replay, "replay", client.http, folders)
     setup: dict[str, Any] = recorded_setup(args, build_parser(), client.provider, session.model, environment.raw,
                                            turns)
+    if getattr(args, "workspace_trusted", False):
+        setup[TRUST_SETUP_KEY] = True
     return cassette(args.record, "record", client.http, folders, Recording(setup, client.current_agent, session.tool_runs))

@@ -48,6 +48,12 @@ def _provider(value: str) -> str:
     return value
 
 
+def _switch(value: str) -> bool:
+    if value.lower() not in ("1", "0", "true", "false"):
+        raise ValueError
+    return value.lower() in ("1", "true")
+
+
 def _url(value: str) -> str:
     parsed = urlparse(value)
     if parsed.scheme not in ("http", "https") or not parsed.netloc:
@@ -91,6 +97,8 @@ VARIABLES = [
              "turns extended thinking on with this token budget (default off)", _thinking_budget, 0),
     Variable("SLASH_COMMAND_TOOL_CHAR_BUDGET", "a whole number > 0",
              "characters for the skill and agent catalogs together (default 12000)", _positive_int, 12_000),
+    Variable("AGENT_TRUST_WORKSPACE", "1 or 0", "1 trusts this workspace's own settings and skills, as "
+             "--trust-workspace does", _switch, False),
     Variable("XDG_CACHE_HOME", "an absolute folder", "where the frontmatter cache lives (default ~/.cache)"),
 ]
 BY_NAME = {variable.name: variable for variable in VARIABLES}

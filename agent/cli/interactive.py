@@ -65,9 +65,34 @@ def _argument(arguments: dict) -> str:
     return ""
 
 
+def approval_question(tool: str, arguments: dict) -> str:
+    """What the person is asked before a call runs: the whole argument that says what it does, every
+    line of it and never cut (a command's tail is what would hide `; touch pwned`), with control
+    characters made visible so the screen shows exactly what runs."""
+    value = next((arguments[key] for key in ("command", "file_path", "pattern", "skill", "subagent_type",
+                                             "description", "path") if isinstance(arguments.get(key), str)), "")
+    shown = "\n".join("    " + visible(line) for line in value.split("\n")) if value else "    (no arguments)"
+    return f"Allow {tool}?\n{shown}\ny: yes, a: always (this session), n: no"
+
+
+def visible(text: str) -> str:
+    """`text` with every control or bidirectional-override character written as an escape (`\\t`,
+    `\\x1b`, `\\u202e`), so nothing in it can move the cursor, recolour or reorder the screen."""
+    return "".join(char if char.isprintable() or char == " " else _escape(char) for char in text)
+
+
+def _escape(char: str) -> str:
+    named = {"\t": "\\t", "\r": "\\r", "\x1b": "\\x1b"}
+    if char in named:
+        return named[char]
+    code = ord(char)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+
+
 def run_interactive(args: argparse.Namespace, env: Mapping[str, str], first_prompt: str | None) -> int:
     """Hold a conversation at the terminal until /exit, Ctrl-D, or Ctrl-C twice at an empty prompt."""
     from agent.cli.build import build_session, recording
+    from agent.cli.trust import ask_trust
     from agent.run import MainConversation
 
     environment = Environment(env)
@@ -75,9 +100,9 @@ def run_interactive(args: argparse.Namespace, env: Mapping[str, str], first_prom
     home = Path.home()
     terminal = Terminal(Path.cwd(), home / ".cache" / "agent" / "history", {**BUILTINS})
     screen = _Screen(terminal)
-    session, history = build_session(args, environment, screen)
+    session, history = build_session(args, environment, screen, confirm_trust=lambda: ask_trust(terminal, Path.cwd(), home))
     session.approver = lambda tool, arguments: {"y": "once", "a": "always", "n": "no"}[terminal.ask(
-        f"Allow {tool}({_argument(arguments)})? y: yes, a: always (this session), n: no", "yan")]
+        approval_question(tool, arguments), "yan")]
     terminal.prompt.completer.commands.update({name: "skill" for name, s in session.skills.items() if s.user_invocable})
     conversation = MainConversation(session, history)
     terminal.say(f"agent · {session.model} · {session.workspace.cwd}", "bold")

@@ -57,6 +57,10 @@ def build_parser() -> argparse.ArgumentParser:
         help='rules approving tool calls, e.g. "Bash(git:*) Edit"')
     add("--disallowedTools", "--disallowed-tools", dest="disallowed_tools", action="append", default=[], metavar="RULES",
         help="rules refusing tool calls (they win over everything)")
+    add("--trust-workspace", action="store_true",
+        help="trust this folder's own settings and skills to grant permissions (allow rules, "
+             "additionalDirectories, a skill's allowed-tools), as accepting the trust question does, for "
+             "this run only; for CI that checked the folder out (or AGENT_TRUST_WORKSPACE=1)")
     add("--dangerously-skip-permissions", action="store_true", help="approve every tool call that no deny rule refuses")
     add("--no-session-persistence", action="store_true", help="do not write transcripts under ~/.claude/projects")
     add("--trace", metavar="FILE", help="append every request payload and reply to FILE as JSON lines")

@@ -2,7 +2,10 @@
 
 `settings` reads the rules, mode and keys of `~/.claude/settings.json`, `<cwd>/.claude/settings.json`
 and `<cwd>/.claude/settings.local.json` (`"permissions": {"allow", "deny", "ask", "defaultMode",
-"disableBypassPermissionsMode", "additionalDirectories"}`) and adds the command-line flags; `policy`
+"disableBypassPermissionsMode", "additionalDirectories"}`) and adds the command-line flags; `trust`
+says whether the workspace is trusted (`~/.claude.json`): until it is, the project's own files grant
+nothing (their allow rules, added folders and bypass mode are ignored, their deny and ask rules
+apply); `policy`
 decides each call; `rules` reads one rule; `commands` and `shell` match Bash rules, `paths` file rules.
 A rule is `Tool` or `Tool(*)` (every use) or `Tool(specifier)`, with `\\(`, `\\)` and `\\\\` escaped
 inside the parentheses; `Task` is the old name of `Agent`:

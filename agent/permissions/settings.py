@@ -13,6 +13,7 @@ from agent.errors import UsageError
 from agent.permissions.paths import normal_path
 from agent.permissions.policy import MODES, Policy
 from agent.permissions.rules import merge_rules, rule_warning, split_rules
+from agent.permissions.trust import ignored
 from agent.workspace import json_option
 
 log = logging.getLogger("agent")
@@ -22,25 +23,34 @@ _LISTS = ("allow", "deny", "ask")
 
 def load_policy(cwd: Path, home: Path, mode: str | None = None, allowed: Iterable[str] = (),
                 disallowed: Iterable[str] = (), skip_permissions: bool = False,
-                extra_settings: str | None = None, extra_directories: Iterable[str | Path] = ()) -> Policy:
+                extra_settings: str | None = None, extra_directories: Iterable[str | Path] = (),
+                trusted: bool = False) -> Policy:
     """The policy of a session in `cwd`: the three settings files merged (then `extra_settings`,
     from --settings: a JSON file or JSON text), then the flags added. Lists are joined; defaultMode
     comes from the most specific file; --permission-mode beats it and --dangerously-skip-permissions
     beats both, unless a file sets disableBypassPermissionsMode, when bypass is passed over for the
-    next choice. `extra_directories` (--add-dir) count like permissions.additionalDirectories. An
-    unknown flag mode, or a --settings or --add-dir value that cannot be used, raises UsageError."""
+    next choice. `extra_directories` (--add-dir) count like permissions.additionalDirectories.
+    Unless the workspace is `trusted` (see `trust`), the project's own files (settings.json and
+    settings.local.json) grant nothing: their allow rules, additionalDirectories and a
+    bypassPermissions defaultMode are dropped, one warning per kind; their deny and ask rules and
+    narrower modes apply. An unknown flag mode, or a --settings or --add-dir value that cannot be
+    used, raises UsageError."""
     if mode is not None and mode not in MODES:
         raise UsageError(f"unknown permission mode {mode!r}; valid modes: {', '.join(MODES)}")
     lists: dict[str, tuple[str, ...]] = {key: () for key in _LISTS}
     default_mode, bypass_disabled, directories = None, None, []
-    files = [home / ".claude" / "settings.json", cwd / ".claude" / "settings.json",
-             cwd / ".claude" / "settings.local.json"]  # least specific first
-    # dict.fromkeys: home == cwd must not load a file twice
-    sources = [(path, _read_permissions(path)) for path in dict.fromkeys(normal_path(p) for p in files)]
+    files = {}  # least specific first; setdefault: home == cwd must not load a file twice (it is the user's)
+    for path, project in ((home / ".claude" / "settings.json", False), (cwd / ".claude" / "settings.json", True),
+                          (cwd / ".claude" / "settings.local.json", True)):
+        files.setdefault(normal_path(path), project)
+    sources = [(path, _read_permissions(path)) for path in files]
     if extra_settings is not None:
         sources.append(_flag_settings(extra_settings, cwd))
     directories += [added_directory(folder, cwd) for folder in extra_directories]
+    withheld = Withheld(cwd, home)
     for path, permissions in sources:
+        if files.get(path) and not trusted:
+            permissions = withheld.take(path, permissions)
         for key in lists:
             rules = _rule_list(permissions, key, path)
             lists[key] = merge_rules(lists[key], _checked(rules, key, f"permissions.{key} of {path}"))
@@ -52,6 +62,7 @@ def load_policy(cwd: Path, home: Path, mode: str | None = None, allowed: Iterabl
         if _disables_bypass(permissions.get("disableBypassPermissionsMode", False), path):
             bypass_disabled = bypass_disabled or path
         directories += _directories(permissions.get("additionalDirectories", []), path, cwd, home)
+    withheld.report()
     choices = ["bypassPermissions"] * skip_permissions + [m for m in (mode, default_mode) if m]
     if bypass_disabled and "bypassPermissions" in choices:
         log.warning("bypassPermissions mode is disabled by permissions.disableBypassPermissionsMode in %s",
@@ -66,6 +77,20 @@ def load_policy(cwd: Path, home: Path, mode: str | None = None, allowed: Iterabl
     return Policy(mode=chosen, allow=merge_rules(lists["allow"], allowed_rules),
                   deny=merge_rules(lists["deny"], denied_rules), ask=lists["ask"],
                   cwd=normal_path(cwd), home=normal_path(home), directories=tuple(dict.fromkeys(directories)))
+
+
+def project_grants(cwd: Path) -> bool:
+    """Whether the workspace's own settings files hold grants that only trust lets take effect.
+    Read quietly: load_policy warns about whatever is wrong with them."""
+    for name in ("settings.json", "settings.local.json"):
+        path = Path(cwd) / ".claude" / name
+        try:
+            permissions = json.loads(path.read_text(encoding="utf-8")).get("permissions")
+        except (OSError, ValueError, RecursionError, AttributeError):
+            continue
+        if isinstance(permissions, dict) and Withheld(cwd, cwd).take(path, permissions) != permissions:
+            return True
+    return False
 
 
 def _flag_settings(value: str, cwd: Path) -> tuple[str, dict[str, Any]]:
@@ -147,3 +172,42 @@ def _directories(value: Any, path: Path, cwd: Path, home: Path) -> list[Path]:
         value = value if isinstance(value, list) else []
     items = [item.strip() for item in value if isinstance(item, str) and item.strip()]
     return [normal_path(home / item[2:] if item == "~" or item.startswith("~/") else cwd / item) for item in items]
+
+
+class Withheld:
+    """The grants an untrusted workspace's own settings files would give, taken out of them and
+    counted, so that each kind is one warning naming the files, as Claude Code words it."""
+
+    KINDS = (("allow", "permissions.allow"), ("additionalDirectories", "permissions.additionalDirectories"))
+
+    def __init__(self, cwd: Path, home: Path) -> None:
+        self.cwd, self.home = cwd, home
+        self.counts: dict[str, dict[str, int]] = {name: {} for _, name in self.KINDS}
+        self.bypass: list[str] = []
+
+    def take(self, path: Path, permissions: dict[str, Any]) -> dict[str, Any]:
+        """`permissions` of the project file `path` without the grants it may not give."""
+        shown = self._shown(path)
+        kept = dict(permissions)
+        for key, name in self.KINDS:
+            if isinstance(kept.get(key), list) and kept[key]:  # anything else is warned as unusable
+                self.counts[name][shown] = len(kept.pop(key))
+        if kept.get("defaultMode") == "bypassPermissions":
+            kept.pop("defaultMode")
+            self.bypass.append(shown)
+        return kept
+
+    def report(self) -> None:
+        """One warning for each kind of grant taken out."""
+        for _, name in self.KINDS:
+            if files := self.counts[name]:
+                log.warning("%s", ignored(sum(files.values()), name, files, self.home, self.cwd))
+        if self.bypass:
+            log.warning("%s", ignored(len(self.bypass), "permissions.defaultMode bypassPermissions", self.bypass,
+                                      self.home, self.cwd))
+
+    def _shown(self, path: Path) -> str:
+        try:
+            return Path(path).relative_to(normal_path(self.cwd)).as_posix()
+        except ValueError:
+            return str(path)

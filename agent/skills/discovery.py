@@ -8,10 +8,11 @@ from __future__ import annotations
 import logging
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from agent.permissions.trust import how_to_trust
 from agent.skills.arguments import PROJECT_DIR, SKILL_DIR
 from agent.skills.cache import FrontmatterCache
 from agent.skills.frontmatter import (
@@ -97,6 +98,20 @@ def discover_skills(cwd: Path, home: Path, cache: FrontmatterCache | None = None
     if own_cache:
         cache.report()
     return sorted(found.values(), key=lambda skill: skill.name)
+
+
+def without_project_grants(skills: list[Skill], cwd: Path, home: Path) -> list[Skill]:
+    """`skills` for a workspace that is not trusted: a project skill's `allowed-tools` approve
+    nothing (the repository would be approving its own commands), one warning per skill naming it;
+    user skills keep theirs."""
+    kept = []
+    for skill in skills:
+        if skill.source == "project" and skill.allowed_tools:
+            log.warning(f"Ignoring the allowed-tools of the project skill {skill.name!r} ({skill.path}): "
+                        + how_to_trust(home, cwd))
+            skill = replace(skill, allowed_tools=())
+        kept.append(skill)
+    return kept
 
 
 def read_skill(text: str, folder: Path, source: str = "project") -> Skill:
