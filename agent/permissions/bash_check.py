@@ -16,7 +16,8 @@ from typing import Any, Iterator
 from agent.permissions.bash_tree import Analysis, SimpleCommand, Word, analyse
 from agent.permissions.command_files import files_of
 from agent.permissions.commands import (RUN_TIME, Form, allow_forms, command_lines, command_matches, command_name,
-                                        could_match, deny_forms, matches, WRAPPERS, _after_wrapper)
+                                        could_match, deny_forms, harmless_assignments, matches, WRAPPERS,
+                                        _after_wrapper)
 
 _MAX_INNER_DEPTH = 4  # `sh -c "sh -c '...'"` nesting read
 _MAX_COMMANDS = 2_000  # commands read in one line, inner lines included
@@ -189,7 +190,7 @@ def _run_time_words(analysis: Analysis) -> list[str]:
 def _approved(policy: Any, simple: SimpleCommand, depth: int) -> str | None:
     """The allow rule that approves `simple` and everything it runs, or None."""
     if not simple.words:
-        return "a harmless assignment" if allow_forms(SimpleCommand("", simple.assignments, (Word("", ""),))) else None
+        return "a harmless assignment" if harmless_assignments(simple) else None
     for form in allow_forms(simple):
         if form[0].text is None:
             continue

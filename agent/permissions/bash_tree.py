@@ -125,6 +125,7 @@ _REDIRECTS = frozenset({"file_redirect", "heredoc_redirect", "herestring_redirec
 _DYNAMIC = frozenset({"simple_expansion", "expansion", "command_substitution", "process_substitution",
                       "arithmetic_expansion", "brace_expression", "extglob_pattern"})
 _BRACES = re.compile(r"\{[^{}]*(?:,|\.\.)[^{}]*\}")  # what bash brace-expands: `{a,b}`, `{1..3}`
+_RESERVED = frozenset("{ } ! [[ ]] case do done elif else esac fi for function if in select then until while".split())
 _ANSI_ESCAPES = {"a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b", "f": "\f", "n": "\n", "r": "\r",
                  "t": "\t", "v": "\v", "\\": "\\", "'": "'", '"': '"', "?": "?"}
 
@@ -197,6 +198,10 @@ class _Reader:
             else:
                 pieces.append(child)
         words = [self.joined(group, depth) for group in self.touching(pieces)]
+        if words and words[0].source in _RESERVED:  # `! { rm x; }`: the grammar took `{` for a command
+            self.problem(f"the reserved word '{words[0].source}' where a command should be")
+            if len(words) > 1:
+                self.found.commands.append(SimpleCommand(self.text(node), (), tuple(words[1:])))
         self.found.commands.append(SimpleCommand(self.text(node), tuple(assignments), tuple(words)))
 
     def declaration(self, node, depth: int) -> None:
@@ -227,13 +232,34 @@ class _Reader:
     def redirect(self, node, depth: int) -> None:
         operator = next((child.type for child in node.children if not child.is_named), "")
         if node.type == "heredoc_redirect":
-            for child in node.named_children:
-                if child.type == "heredoc_body":
-                    self.statement(child, depth + 1)
+            self.heredoc(node, depth)
             return self.found.redirects.append(Redirect("<<", None))
         targets = [child for child in node.named_children if child.type not in ("file_descriptor",)]
         target = self.word(targets[-1], depth) if targets else None
         self.found.redirects.append(Redirect(operator, target))
+
+    def heredoc(self, node, depth: int) -> None:
+        """A here-document's body expands like a double-quoted string unless its delimiter is quoted.
+        The grammar misses backquotes there and every expansion of a `<<-` body, so backquoted
+        commands are read here, and a `$(` the grammar did not read is a construct named unread."""
+        start = next((child for child in node.named_children if child.type == "heredoc_start"), None)
+        body = next((child for child in node.named_children if child.type == "heredoc_body"), None)
+        if body is None or start is None or re.search(r"['\"\\]", self.text(start)):
+            return None  # no body, or a quoted delimiter: the body is text, nothing in it expands
+        self.statement(body, depth + 1)
+        text = self.text(body)
+        read = sum(1 for _ in _descendants(body, ("command_substitution", "arithmetic_expansion")))
+        if text.count("$(") > read:
+            self.problem("a here-document expansion the checker cannot read")
+        quotes = re.findall(r"(?<!\\)(?:\\\\)*`((?:\\.|[^`\\])*)`", text, re.DOTALL)
+        if len(re.findall(r"(?<!\\)(?:\\\\)*`", text)) != 2 * len(quotes):
+            return self.problem("an unpaired backquote in a here-document")
+        for inner in quotes:
+            nested = analyse(re.sub(r"\\([`$\\])", r"\1", inner))
+            self.found.commands += nested.commands
+            self.found.redirects += nested.redirects
+            for problem in nested.problems:
+                self.problem(problem)
 
     def touching(self, pieces: list) -> list[list]:
         """Pieces of a command grouped into words: bash ends a word only at unquoted blanks, so
@@ -303,6 +329,15 @@ class _Reader:
                 self.statement(child, depth + 1)
                 parts.append(Word(self.text(child), None))
         return _concatenated(self.text(node), parts)
+
+
+def _descendants(node, kinds: tuple[str, ...]):
+    stack = list(node.children)
+    while stack:
+        child = stack.pop()
+        if child.type in kinds:
+            yield child
+        stack.extend(child.children)
 
 
 def _concatenated(source: str, parts: list[Word]) -> Word:

@@ -122,14 +122,19 @@ def deny_forms(command: SimpleCommand) -> list[Form]:
     return forms + [assigned[i:] + command.words for i in range(len(assigned))]
 
 
+def harmless_assignments(command: SimpleCommand) -> bool:
+    """Whether every `VAR=value` of `command` sets a variable that changes only how tools print or
+    build, to a plain value."""
+    return all(name in _HARMLESS_VARIABLES and value.text is not None and _SIMPLE_VALUE.fullmatch(value.text)
+               for name, value in command.assignments)
+
+
 def allow_forms(command: SimpleCommand) -> list[Form]:
     """The forms of a simple command that allow rules are matched against: as written (its
     `VAR=value` prefixes included, unless each is harmless) and with harmless wrappers stripped."""
     prefixes = tuple(Word(f"{name}={value.source}", f"{name}={value.text}" if value.text is not None else None)
                      for name, value in command.assignments)
-    harmless = all(name in _HARMLESS_VARIABLES and value.text is not None and _SIMPLE_VALUE.fullmatch(value.text)
-                   for name, value in command.assignments)
-    forms = _closure(command.words, harmless=True) if harmless and command.words else []
+    forms = _closure(command.words, harmless=True) if harmless_assignments(command) and command.words else []
     return forms + ([prefixes + command.words] if prefixes and command.words else [])
 
 
@@ -137,8 +142,9 @@ def _closure(words: Form, harmless: bool) -> list[Form]:
     forms = [words]
     for form in forms:  # grows while it is walked
         steps = [_after_wrapper(form, harmless)]
-        if not harmless:
-            steps += [_without_global_options(form), _plain_command_word(form)]
+        if not harmless:  # `time { rm x; }` and `timeout 5 ! rm x` as bash or a reader might take them
+            steps += [_without_global_options(form), _plain_command_word(form),
+                      form[1:] if form[0].source in ("!", "{") else None]
         for step in steps:
             if step and step not in forms and len(forms) < _MAX_FORMS:
                 forms.append(step)
