@@ -159,6 +159,25 @@ def test_ctrl_c_cancels_a_slow_turn_and_the_conversation_is_as_it_was(model, sta
     assert texts(model.requests[-1]) == ["A quick one"]
 
 
+def test_the_approval_prompt_shows_every_line_of_a_long_command_whole(model, start):
+    padding = "x" * 150
+    command = f"echo {padding}\\\n; touch pwned-by-the-tail"
+    model.script(call("Bash", command=command), text("refused it"))
+    session = start(bypass=False)
+    session.ready()
+    session.send("Run it")
+    session.expect(r"Allow Bash\?")
+    session.expect(padding[:40])  # the screen wraps a long line; it is never cut
+    session.expect(r"; touch pwned-by-the-tail")
+    session.expect(r"\[y/a/n\]")
+    session.send("n")
+    session.expect("refused it")
+    assert not (session.workspace / "pwned-by-the-tail").exists()
+    session.ready()
+    session.send("/exit")
+    assert session.end() == 0
+
+
 def test_an_approval_is_asked_and_answered_yes_no_and_always(model, start):
     model.script(call("Bash", command="echo approved-run"), text("ran it"),
                  call("Bash", command="touch refused-file"), text("could not"),
@@ -166,20 +185,20 @@ def test_an_approval_is_asked_and_answered_yes_no_and_always(model, start):
     session = start(bypass=False)
     session.ready()
     session.send("Run the first")
-    session.expect(r"Allow Bash\(echo approved-run\)\?")
+    session.expect(r"Allow Bash\?\s+echo approved-run")
     session.send("y")
     session.expect("ran it")
     assert "approved-run" in json.dumps(model.requests[1].body)
     session.ready()
     session.send("Run the second")
-    session.expect(r"Allow Bash\(touch refused-file\)\?")
+    session.expect(r"Allow Bash\?\s+touch refused-file")
     session.send("n")
     session.expect("could not")
     assert not (session.workspace / "refused-file").exists()
     assert "The user did not allow this Bash call" in json.dumps(model.requests[3].body)
     session.ready()
     session.send("Run it twice")
-    session.expect(r"Allow Bash\(echo again\)\?")
+    session.expect(r"Allow Bash\?\s+echo again")
     session.send("a")
     session.expect("twice")  # the second, identical call was not asked about (it would wait for an answer)
     assert json.dumps(model.requests[-1].body).count("again") >= 4

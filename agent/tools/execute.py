@@ -96,9 +96,9 @@ def _permission_refusal(call: ToolCall, tool: Tool, context: Any) -> str | None:
     if decision.allowed:
         return None
     approver = getattr(session, "approver", None)
-    if approver is not None and decision.kind in ("approval", "ask", "sensitive"):
+    if approver is not None and decision.kind in ("approval", "ask", "could_ask", "sensitive", "uncertain"):
         answer = approver(call.name, call.arguments)
-        if answer == "always" and decision.kind == "ask":  # ask rules win over allow rules
+        if answer == "always" and decision.kind in ("ask", "could_ask"):  # ask rules win over allow rules
             log.warning(f"approved once: an ask rule matches this {call.name} call, so it is asked about every time")
         elif answer == "always" and decision.kind == "sensitive":  # only a rule naming the file would do
             log.warning(f"approved once: this {call.name} call changes a sensitive file, so it is asked about every time")
