@@ -47,10 +47,11 @@ demo: setup
 	@$(MAKE) -s demo-run PROMPT="$(DEMO_SKILL_PROMPT)" CASSETTE=$(DEMO_SKILL_CASSETTE)
 	@$(MAKE) -s demo-run PROMPT="$(DEMO_AGENT_PROMPT)" CASSETTE=$(DEMO_AGENT_CASSETTE)
 
-# One demo prompt in a fresh copy of the sample workspace; provider and model come from the cassette.
+# One demo prompt in a fresh copy of the sample workspace, trusted (it is ours: its settings and
+# skill grant what the demo needs); provider and model come from the cassette.
 demo-run:
 	@work=$$(mktemp -d) && mkdir "$$work/home" "$$work/ws" && cp -R cassettes/demo/workspace/. "$$work/ws" && \
 	  cd "$$work/ws" && export HOME="$$work/home" && \
-	  printf '\n$$ ./your_program.sh -p "%s" --replay %s    (in a copy of cassettes/demo/workspace)\n' "$(PROMPT)" "$(CASSETTE)" >&2 && \
-	  $(CURDIR)/your_program.sh -p "$(PROMPT)" --verbose --replay $(CURDIR)/$(CASSETTE); \
+	  printf '\n$$ ./your_program.sh -p "%s" --trust-workspace --replay %s    (in a copy of cassettes/demo/workspace)\n' "$(PROMPT)" "$(CASSETTE)" >&2 && \
+	  $(CURDIR)/your_program.sh -p "$(PROMPT)" --verbose --trust-workspace --replay $(CURDIR)/$(CASSETTE); \
 	  status=$$?; rm -rf "$$work"; exit $$status

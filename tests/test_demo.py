@@ -16,6 +16,7 @@ DEMO_PROMPT = "Fix the failing test"
 def test_fix_the_failing_test(agent):
     shutil.copytree(DEMO_WORKSPACE, agent.workspace, dirs_exist_ok=True)
     agent.settings({})  # no bypass: the workspace's own .claude/settings.json must be enough
+    agent.trust()  # as `make demo` trusts the sample project it ships (--trust-workspace)
     agent.script(
         call("Bash", "I'll run the checks first.", command="python3 test_stats.py"),
         call("Read", file_path="stats.py"),
@@ -46,6 +47,7 @@ def test_on_call_skill_runs_in_a_subagent(agent):
     """The seed's example: the model picks the forked on-call skill; only its answer comes back."""
     shutil.copytree(DEMO_WORKSPACE, agent.workspace, dirs_exist_ok=True)
     agent.settings({})  # no bypass: the workspace's own .claude/settings.json must be enough
+    agent.trust()  # as `make demo` trusts the sample project it ships (--trust-workspace)
     agent.script(
         call("Skill", skill="on-call"),
         text("This week (48) blueberry is on call, with kumquat as backup."),
