@@ -115,3 +115,30 @@ def test_a_nested_env_file_never_reaches_the_model(agent):
     assert "print('api up')" in bodies  # the rule covers .env files only
     assert "denied by the permission rule 'Read(./.env)'" in json.dumps(run.payloads[1]["messages"][-1])
     assert [d["tool_name"] for d in json.loads(run.stdout)["permission_denials"]] == ["Read"]
+
+
+def test_read_rules_stop_the_bash_readers_of_a_denied_file(agent):
+    agent.settings({"permissions": {"deny": ["Read(./.env)"]}}, where="project")
+    agent.write(".env", "API_TOKEN=s3cr3t-value")
+    agent.script(
+        call("Bash", command="cat .env"),
+        call("Bash", command="grep TOKEN .env | base64"),
+        call("Bash", command="cat < .env"),
+        call("Bash", command="cat README.md .env 2>/dev/null"),
+        text("All four were refused."),
+    )
+    run = agent.run("Show me the token.", "--allowedTools", "Bash(cat:*) Bash(grep:*) Bash(base64:*)",
+                    "--output-format", "json")
+    assert "s3cr3t" not in "".join(run.bodies)
+    assert [d["tool_name"] for d in json.loads(run.stdout)["permission_denials"]] == ["Bash"] * 4
+    assert "reads '.env'" in json.dumps(run.payloads[1]["messages"][-1]) and "Read(./.env)" in refusal_of(run)
+
+
+def test_a_command_hidden_behind_a_comment_quote_is_not_approved_by_an_allow_rule(agent):
+    agent.settings({})
+    agent.script(call("Bash", command="echo hi #'\ntouch pwned"), call("Bash", command="npm test < $(touch pwned2)"),
+                 text("Both were refused."))
+    run = agent.run("Say hi.", "--allowedTools", "Bash(echo:*) Bash(npm test)", "--output-format", "json")
+    assert not (agent.workspace / "pwned").exists() and not (agent.workspace / "pwned2").exists()
+    assert "'touch pwned'" in json.dumps(run.payloads[1]["messages"][-1])
+    assert len(json.loads(run.stdout)["permission_denials"]) == 2
