@@ -77,9 +77,47 @@ class Bench:
         self.agent(workspace, prompt, "--trace", str(trace))
         return [json.dumps(json.loads(line)["request"]) for line in trace.read_text().splitlines()]
 
+    def imports(self, workspace: Path, replies) -> str:
+        """The modules one run imports (python -X importtime), as text."""
+        self.model.script(*replies)
+        argv = [PYTHON, "-X", "importtime", "-I", "-m", "agent", "-p", "Hi", "--no-session-persistence"]
+        return subprocess.run(argv, cwd=workspace, env=self.env, stdin=subprocess.DEVNULL, capture_output=True,
+                              text=True, check=True).stderr
+
     def close(self) -> None:
         self.model.close()
         shutil.rmtree(self.root, ignore_errors=True)
+
+
+TYPICAL_COMMANDS = [  # what a model runs every day, under a settings file's worth of rules
+    "git status && git diff --stat",
+    "npm test -- --watch=false 2>&1 | tail -n 40",
+    "cd packages/api && pytest -q tests/test_users.py -k 'create or delete'",
+    "find . -name '*.py' -not -path './.venv/*' | xargs grep -n 'TODO' | head -50",
+    "for f in src/*.ts; do echo \"$f\"; wc -l \"$f\"; done > /tmp/counts.txt",
+]
+
+
+def bash_check_costs() -> tuple[float, float]:
+    """Seconds for the first Bash check of a process (the parser loads) and the mean of a typical one."""
+    sys.path.insert(0, str(REPO))
+    from agent.permissions.policy import Policy
+
+    folder = Path(tempfile.mkdtemp(prefix="agent-bench-policy-"))
+    policy = Policy("default", ("Bash(git status:*)", "Bash(git diff:*)", "Bash(npm test:*)", "Bash(pytest:*)",
+                                "Bash(find:*)", "Bash(xargs:*)", "Bash(grep:*)", "Bash(head:*)", "Bash(echo:*)"),
+                    ("Bash(rm -rf:*)", "Bash(git push:*)", "Read(./.env)", "Edit(./.github/**)"), ("Bash(curl:*)",),
+                    folder, folder)
+    start = time.perf_counter()
+    policy.check("Bash", {"command": "ls"}, False)
+    first = time.perf_counter() - start
+    rounds = 200
+    start = time.perf_counter()
+    for _ in range(rounds):
+        for command in TYPICAL_COMMANDS:
+            policy.check("Bash", {"command": command}, False)
+    shutil.rmtree(folder, ignore_errors=True)
+    return first, (time.perf_counter() - start) / (rounds * len(TYPICAL_COMMANDS))
 
 
 def common_prefix_share(a: str, b: str) -> float:
@@ -125,6 +163,13 @@ def main() -> int:
         rows.append(("payload: growth per turn (Read of 250 B)", f"{growth:.0f} B", "(reported)", True))
         shares = [common_prefix_share(a, b) for a, b in zip(bodies, bodies[1:])]
         rows.append(("prefix stability (10-turn run, min)", f"{min(shares):.4f}", ">= 0.99", min(shares) >= 0.99))
+
+        first_check, typical = bash_check_costs()
+        rows.append(("Bash check: first command (loads the parser)", f"{first_check * 1000:.1f} ms", "(reported)", True))
+        rows.append(("Bash check: parse + decision, typical command", f"{typical * 1000:.2f} ms", "<= 2 ms", typical <= 0.002))
+        loaded = bench.imports(plain, [text("hi")])
+        rows.append(("a run that checks no command loads no parser", "yes" if "tree_sitter" not in loaded else "no",
+                     "yes", "tree_sitter" not in loaded))
 
         parallel = bench.workspace("parallel")
         walls = []

@@ -154,11 +154,13 @@ def test_redirection_targets_are_judged_like_writes(cwd, home, tmp_path):
     os.symlink("/tmp", cwd / "dirlink")
     os.symlink(".git/config", cwd / "notes")
     p = policy(cwd, home, "default")
-    assert [p._harmless_write(word) for word in ("out.txt", "'sub dir/out.txt'", "/dev/null")] == [True, True, True]
+    assert [p._harmless_write(word) for word in ("out.txt", "sub dir/out.txt", "/dev/null")] == [True, True, True]
     for word in ("link", "dirlink/x", ".git/config", "notes", ".claude/settings.local.json", "../x", "~/.bashrc"):
         assert not p._harmless_write(word), word
-    assert [p.sensitive_write(word) for word in (".git/config", "notes", "'.claude/x'", "out.txt", "$X")] == [
-        ".git", ".git", ".claude", None, None]
+    assert [p.sensitive_write(word) for word in (".git/config", "notes", ".claude/x", "out.txt", "~/.bashrc")] == [
+        ".git", ".git", ".claude", None, ".bashrc"]
+    assert p.write_problem(None) == ("uncertain", "which is decided at run time")  # `> $X`
+    assert p.write_problem(None, sensitive_only=True) is None
     named = policy(cwd, home, "default", ["Edit(.git/**)"])
     assert named._harmless_write(".git/config") and named.sensitive_write(".git/config") is None
 

@@ -5,19 +5,25 @@ and `<cwd>/.claude/settings.local.json` (`"permissions": {"allow", "deny", "ask"
 "disableBypassPermissionsMode", "additionalDirectories"}`) and adds the command-line flags; `trust`
 says whether the workspace is trusted (`~/.claude.json`): until it is, the project's own files grant
 nothing (their allow rules, added folders and bypass mode are ignored, their deny and ask rules
-apply); `policy`
-decides each call; `rules` reads one rule; `commands` and `shell` match Bash rules, `paths` file rules.
-A rule is `Tool` or `Tool(*)` (every use) or `Tool(specifier)`, with `\\(`, `\\)` and `\\\\` escaped
-inside the parentheses; `Task` is the old name of `Agent`:
+apply); `policy` decides each call; `rules` reads one rule; `paths` matches file rules and `sensitive` names the
+files that always ask. Bash: `bash_tree` reads a command line on a tree-sitter parse tree into the
+pieces of `bash_words`, `commands` matches Bash rules against each simple command, `command_files`
+finds the files readers and writers name, and `bash_check` decides. A rule is `Tool` or `Tool(*)`
+(every use) or `Tool(specifier)`, with `\\(`, `\\)` and `\\\\` escaped inside the parentheses;
+`Task` is the old name of `Agent`:
 
 - Bash: `Bash(git push:*)` (the command is `git push` or starts with `git push `), `Bash(npm run *)`
   (`*` matches anything; a final ` *` also matches nothing when it is the only `*`) or an exact
-  `Bash(ls -la)`. An exact rule is first compared with the whole command line; then the line is
-  split at `&&`, `||`, `;`, `|`, `&` and newlines, and `$(...)`, backquoted and `<(...)` bodies count
-  as commands of their own: every part must be allowed, any denied part denies all. Deny and ask
-  rules see through redirections, `VAR=value` prefixes, wrappers (`timeout`, `nohup`, `sudo`,
-  `xargs`, ...) and `sh -c`/`eval`/`find -exec`; allow rules only through redirections that write
-  inside the workspace and harmless prefixes (`timeout 120`, `NODE_ENV=test`).
+  `Bash(ls -la)`. Every simple command anywhere in the parse tree is matched (lists, pipelines,
+  subshells, groups, `if`/`while`/`for`/`case` and function bodies, substitutions, expanding
+  here-documents, redirection targets), with its words read as bash reads them. Deny and ask rules
+  see through `VAR=value` prefixes, wrappers (`timeout`, `sudo`, `xargs`, `env`, ...), a command's
+  folder, global options (`git -C . push`) and the lines `sh -c`, `eval`, `find -exec` run; a word
+  decided at run time (`$CMD`, `r{m,x}`) counts as whatever it could be, so a deny rule wins
+  whenever the denied command could run. Read and Edit rules also cover the files `cat`, `grep`,
+  `sed -i`, `cp`, `tee`, redirections ... name. Allow rules fail closed: they approve a line only
+  when the parse understood all of it, every command is covered (and every command a wrapper or
+  `sh -c` runs), and every file it writes lies inside the allowed folders and is not sensitive.
 - Files: gitignore-style patterns. `//abs/**` is absolute, `~/x/**` is in the home folder, and every
   other pattern is relative to the workspace, `./` dropped; a pattern without an inner `/` (`.env`,
   `*.env`) matches at any depth. `Edit(...)` rules also cover Write, `Read(...)` rules Glob and Grep.
@@ -29,7 +35,8 @@ as its writer most plausibly meant it, and each such rule is one warning naming 
 Order of decision: a deny rule refuses (in every mode); an ask rule refuses, since no one can answer in
 -p mode, except in bypassPermissions; plan mode refuses anything that is not read-only; an allow rule
 approves; bypassPermissions approves; read-only tools and Agent need no approval; acceptEdits
-approves edits inside the workspace and the additional directories; everything else needs approval,
+approves edits inside the workspace and the additional directories (at their real paths, never a
+sensitive file, which only a rule naming it or bypass approves); everything else needs approval,
 which -p mode cannot give (dontAsk and auto decide as default does).
 
 May import: `errors` only. Every layer above may use it.

@@ -13,8 +13,10 @@ import os
 from dataclasses import dataclass
 from typing import Any, Iterator
 
-from agent.permissions.bash_tree import Analysis, SimpleCommand, Word, analyse
+from agent.permissions.bash_tree import analyse
+from agent.permissions.bash_words import Analysis, SimpleCommand, Word
 from agent.permissions.command_files import files_of
+from agent.permissions.wording import quoted
 from agent.permissions.commands import (RUN_TIME, Form, allow_forms, command_lines, command_matches, command_name,
                                         could_match, deny_forms, harmless_assignments, matches, WRAPPERS,
                                         _after_wrapper)
@@ -69,12 +71,6 @@ def judge(policy: Any, command: str) -> Verdict:
             return Verdict(False, kind="approval", subject=_subject(simple, command),
                            ways=(f"--allowedTools '{suggestion}'",), suggestion=suggestion)
     return Verdict(True, "allowed by the permission rules")
-
-
-def quoted(text: str, limit: int = 200) -> str:
-    """`text` on one line, quoted, cut at `limit` characters (for reasons the model reads)."""
-    flat = " ".join(text.split())
-    return "'" + (flat if len(flat) <= limit else flat[:limit] + "...") + "'"
 
 
 def _expanded(analysis: Analysis) -> Analysis:

@@ -13,68 +13,16 @@ from __future__ import annotations
 
 import re
 import threading
-from dataclasses import dataclass, field
 from typing import Any
+
+from agent.permissions.bash_words import (BRACES, Analysis, Redirect, SimpleCommand, Word, ansi_c, concatenated,
+                                          unquoted_word)
 
 MAX_COMMAND_CHARS = 100_000  # longer command lines are not read: refused unless plain `Bash` allows
 MAX_DEPTH = 100  # deeper nesting is not read
 
 _parser: Any = None
 _parser_lock = threading.Lock()  # a tree-sitter parser is not safe to share between threads
-
-
-@dataclass(frozen=True)
-class Word:
-    """One shell word: `text` is what bash makes of it, or None when expansion at run time (a
-    variable, a substitution, a glob, braces, `~user`) decides it; `prefix` is its literal start."""
-
-    source: str
-    text: str | None
-    prefix: str = ""
-
-    @property
-    def shown(self) -> str:
-        """The word as rules see it: its text, or as written when that is decided at run time."""
-        return self.text if self.text is not None else self.source
-
-
-@dataclass(frozen=True)
-class Redirect:
-    """A redirection: its operator (`>`, `>>`, `<`, `<<<`, `&>`, `>&`, ...) and its target word."""
-
-    operator: str
-    target: Word | None
-
-    @property
-    def writes(self) -> bool:
-        """Whether it writes a file (not `2>&1`, `>&-` or a read)."""
-        if self.operator == ">&" and self.target is not None and re.fullmatch(r"\d+|-", self.target.shown):
-            return False
-        return self.operator in (">", ">>", ">|", "&>", "&>>", "<>", ">&")
-
-    @property
-    def reads(self) -> bool:
-        """Whether it reads a file (`<`, `<>`)."""
-        return self.operator in ("<", "<>")
-
-
-@dataclass(frozen=True)
-class SimpleCommand:
-    """One simple command: its `VAR=value` prefixes, then its words (the command word first; empty
-    for a bare assignment); `source` is its text as written."""
-
-    source: str
-    assignments: tuple[tuple[str, Word], ...]
-    words: tuple[Word, ...]
-
-
-@dataclass
-class Analysis:
-    """What a command line does, as far as a static reading can tell."""
-
-    commands: list[SimpleCommand] = field(default_factory=list)
-    redirects: list[Redirect] = field(default_factory=list)
-    problems: list[str] = field(default_factory=list)  # constructs not understood, each named
 
 
 def analyse(command: str) -> Analysis:
@@ -124,10 +72,8 @@ _LEAVES = frozenset({
 _REDIRECTS = frozenset({"file_redirect", "heredoc_redirect", "herestring_redirect"})
 _DYNAMIC = frozenset({"simple_expansion", "expansion", "command_substitution", "process_substitution",
                       "arithmetic_expansion", "brace_expression", "extglob_pattern"})
-_BRACES = re.compile(r"\{[^{}]*(?:,|\.\.)[^{}]*\}")  # what bash brace-expands: `{a,b}`, `{1..3}`
 _RESERVED = frozenset("{ } ! [[ ]] case do done elif else esac fi for function if in select then until while".split())
-_ANSI_ESCAPES = {"a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b", "f": "\f", "n": "\n", "r": "\r",
-                 "t": "\t", "v": "\v", "\\": "\\", "'": "'", '"': '"', "?": "?"}
+
 
 
 class _Reader:
@@ -290,7 +236,7 @@ class _Reader:
                 parts.append(self.word(piece, depth))
             i += 1
         source = self.source[group[0].start_byte:group[-1].end_byte].decode("utf-8", errors="surrogatepass")
-        return _concatenated(source, parts)
+        return concatenated(source, parts)
 
     def word(self, node, depth: int) -> Word:
         """What bash makes of one word node; substitutions inside it are read as commands."""
@@ -304,7 +250,7 @@ class _Reader:
         if kind == "raw_string":
             return Word(source, source[1:-1], source[1:-1])
         if kind == "ansi_c_string":
-            text = _ansi_c(source[2:-1])
+            text = ansi_c(source[2:-1])
             return Word(source, text, text or "")
         if kind == "translated_string":
             inner = self.word(node.named_children[0], depth) if node.named_children else Word(source, "")
@@ -312,11 +258,11 @@ class _Reader:
         if kind == "string":
             return self.string(node, depth)
         if kind == "concatenation":
-            word = _concatenated(source, [self.word(child, depth) for child in node.named_children])
+            word = concatenated(source, [self.word(child, depth) for child in node.named_children])
             # the grammar splits `{a,b}` into pieces; quoted pieces inside braces still expand
             bare = "".join(self.text(c) if c.type == "word" else "x" for c in node.named_children)
-            return Word(source, None, word.prefix.split("{")[0]) if _BRACES.search(bare) else word
-        return _unquoted_word(source)
+            return Word(source, None, word.prefix.split("{")[0]) if BRACES.search(bare) else word
+        return unquoted_word(source)
 
     def string(self, node, depth: int) -> Word:
         """A double-quoted string: literal unless something in it expands."""
@@ -328,7 +274,7 @@ class _Reader:
             else:
                 self.statement(child, depth + 1)
                 parts.append(Word(self.text(child), None))
-        return _concatenated(self.text(node), parts)
+        return concatenated(self.text(node), parts)
 
 
 def _descendants(node, kinds: tuple[str, ...]):
@@ -338,57 +284,6 @@ def _descendants(node, kinds: tuple[str, ...]):
         if child.type in kinds:
             yield child
         stack.extend(child.children)
-
-
-def _concatenated(source: str, parts: list[Word]) -> Word:
-    """One word made of `parts`: literal only when every part is."""
-    prefix = ""
-    for part in parts:
-        if part.text is None:
-            return Word(source, None, prefix + part.prefix)
-        prefix += part.text
-    return Word(source, prefix, prefix)
-
-
-def _unquoted_word(source: str) -> Word:
-    """An unquoted word: backslashes escape, line continuations vanish; globs, braces and `~user`
-    make it decided at run time (a leading `~` or `~/` stays, for the caller to read as home)."""
-    out, i = [], 0
-    while i < len(source):
-        char = source[i]
-        if char == "\\":
-            if source[i + 1:i + 2] != "\n":
-                out.append(source[i + 1:i + 2])
-            i += 2
-            continue
-        if char in "*?[" or char in "{}" and _BRACES.search(source) or char == "~" and i == 0 and not re.match(r"~(/|$)", source):
-            return Word(source, None, "".join(out))
-        out.append(char)
-        i += 1
-    return Word(source, "".join(out), "".join(out))
-
-
-def _ansi_c(body: str) -> str | None:
-    """The text of a `$'...'` body, or None for an escape we do not decode."""
-    out, i = [], 0
-    while i < len(body):
-        if body[i] != "\\":
-            out.append(body[i])
-            i += 1
-            continue
-        escape = body[i + 1:i + 2]
-        if escape in _ANSI_ESCAPES:
-            out.append(_ANSI_ESCAPES[escape])
-            i += 2
-        elif match := re.match(r"x([0-9A-Fa-f]{1,2})|u([0-9A-Fa-f]{1,4})|U([0-9A-Fa-f]{1,8})|([0-7]{1,3})", body[i + 1:]):
-            value = int(next(g for g in match.groups() if g), 8 if match.group(4) else 16)
-            if value == 0 or value > 0x10FFFF:
-                return None  # bash cuts the string at a NUL
-            out.append(chr(value))
-            i += 1 + match.end()
-        else:
-            return None  # `\c`, a trailing backslash: read rather than guessed
-    return "".join(out)
 
 
 def _clip(text: str) -> str:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from agent.permissions.bash_words import Word
 from agent.permissions.commands import Form, command_name
 
 _READERS = frozenset("cat head tail less more bat tac nl od hexdump xxd strings base64 base32 "
@@ -69,7 +70,5 @@ def _targets(form: Form) -> list:
 
 def _value_word(word):
     """The value of an `if=FILE` or `--option=FILE` word, as a word of its own."""
-    from agent.permissions.bash_tree import Word
-
     value = word.shown.partition("=")[2]
     return Word(value, value if word.text is not None else None, value)

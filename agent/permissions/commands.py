@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Iterator
 
-from agent.permissions.bash_tree import SimpleCommand, Word
+from agent.permissions.bash_words import SimpleCommand, Word
 
 Form = tuple[Word, ...]  # a command's words, the command word first
 

@@ -4,18 +4,15 @@ order of decision (see the package docstring); a refusal carries the sentence th
 from __future__ import annotations
 
 import os
-import shlex
 from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from agent.permissions.bash_check import judge, quoted
-from agent.permissions.commands import command_matches
 from agent.permissions.paths import normal_path, path_matches
 from agent.permissions.rules import Rule, merge_rules, read_rule, split_rules
+from agent.permissions.wording import quoted
 from agent.permissions.sensitive import names_entry, sensitive_name
-from agent.permissions.shell import literal
 
 # dontAsk refuses whatever needs approval, which -p mode does anyway; auto needs Claude Code's
 # safety classifier, which we lack, so it decides as default does (as Claude Code falls back).
@@ -87,6 +84,8 @@ class Policy:
 
     def _check_bash(self, command: str) -> Decision:
         """Decided on the command's parse tree (see `bash_check`)."""
+        from agent.permissions.bash_check import judge  # the parser loads only when a command is checked
+
         verdict = judge(self, command)
         if verdict.allowed:
             return Decision(True, verdict.reason)
@@ -113,12 +112,9 @@ class Policy:
         `sensitive_only` (a plain `Bash` rule, which approves writing anywhere) only a sensitive file counts."""
         if path is None:
             return None if sensitive_only else ("uncertain", "which is decided at run time")
-        if path == "~" or path.startswith("~/"):
-            path = str(self.home) + path[1:]
-        word = shlex.quote(path)
-        if entry := self.sensitive_write(word):
+        if entry := self.sensitive_write(path):
             return "sensitive", entry
-        if sensitive_only or self._harmless_write(word):
+        if sensitive_only or self._harmless_write(path):
             return None
         return "approval", "outside the workspace and the additional directories (or where an Edit rule asks)"
 
@@ -152,6 +148,8 @@ class Policy:
         if tool in READ_FAMILY + EDIT_FAMILY:
             hits = [path_matches(rule.specifier, path, self.cwd, self.home, broad) for path in paths()]
             return any(hits) if broad else bool(hits) and all(hits)
+        from agent.permissions.commands import command_matches  # loaded with the Bash checks, when first needed
+
         if tool == "Agent":
             return command_matches(rule.specifier, _text(args.get("subagent_type")) or "general-purpose")
         if tool == "Skill":
@@ -218,27 +216,31 @@ class Policy:
                                 for _, rule in self._readings("allow") if rule.specifier is not None)
         return [] if named else entries
 
-    def sensitive_write(self, word: str) -> str | None:
+    def sensitive_write(self, path: str) -> str | None:
         """The sensitive entry (`.git`, `.claude`, `.ssh`, ... see `agent.permissions.sensitive`)
-        that a write to `word` would change, as written or at its real target, when no allow rule
-        naming it approves that; None otherwise, in bypass mode, or when `word` (a redirection
-        target or a path, shell quotes allowed) is not literal text."""
-        text = literal(word)
-        args = {"file_path": str(normal_path(Path(self.cwd, text)))} if text else {}
+        that a command's write to `path` (as the shell reads it: relative to the workspace, `~/` the
+        home folder) would change, as written or at its real target, when no allow rule naming it
+        approves that; None otherwise, and in bypass mode."""
+        args = self._command_file(path)
         return next(iter(self._unnamed_sensitive("Edit", args, self._paths("Edit", args))), None)
 
-    def _harmless_write(self, word: str) -> bool:
-        """Whether a redirection to `word` may pass with an allow rule: it names a plain file in the
+    def _harmless_write(self, path: str) -> bool:
+        """Whether a command's write to `path` may pass with an allow rule: a plain file in the
         workspace (or an additional directory), also at its real target, that is not sensitive
         (or an allow rule names it) and no Edit deny or ask rule covers; or /dev/null."""
-        text = literal(word)
-        if not text or text in _QUIET_FILES:
-            return text in _QUIET_FILES
-        args = {"file_path": str(normal_path(Path(self.cwd, text)))}
+        if path in _QUIET_FILES:
+            return True
+        args = self._command_file(path)
         paths = self._paths("Edit", args)
         return (self._edit_inside("Edit", args) and not self._first_match("deny", "Edit", args, paths)
                 and not self._first_match("ask", "Edit", args, paths)
                 and not self._unnamed_sensitive("Edit", args, paths))
+
+    def _command_file(self, path: str) -> dict[str, str]:
+        """The Edit arguments of a file a command names (`~` and `~/` are the home folder)."""
+        if path == "~" or path.startswith("~/"):
+            path = str(self.home) + path[1:]
+        return {"file_path": str(normal_path(Path(self.cwd, path)))}
 
     def _subject(self, tool: str, args: dict[str, Any]) -> str:
         """What the call does, as the refusal names it."""
