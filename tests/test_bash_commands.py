@@ -196,6 +196,10 @@ TABLE = [  # command, DENY, ALLOW, ASK
     ("flock /tmp/l -c 'rm x'", "d", ".", "k"),
     ("su -c 'rm x'", "d", ".", "k"),
     ("setsid rm x", "d", ".", "k"),
+    ("trap 'rm x' EXIT", "d", ".", "k"),
+    ("busybox rm x", "d", ".", "k"),
+    ("parallel rm ::: a b", "d", ".", "k"),
+    ("runuser -u me -- rm x", "d", ".", "k"),
     # shells and eval
     ("bash -c 'rm x'", "d", ".", "k"),
     ('sh -c "rm x"', "d", ".", "k"),

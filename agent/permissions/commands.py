@@ -79,6 +79,11 @@ WRAPPERS = {
     "caffeinate": _wrapper(),
     "dbus-run-session": _wrapper(),
     "fakeroot": _wrapper(),
+    "busybox": _wrapper(),
+    "pkexec": _wrapper("--user"),
+    "runuser": _wrapper("-u --user -g --group -s --shell", commands="-c --command"),
+    "systemd-run": _wrapper("-p --property -u --unit -E --setenv --uid --gid --working-directory"),
+    "parallel": _wrapper("-j --jobs -S --sshlogin --joblog -a --arg-file --delay --timeout"),
 }
 # Options before a subcommand, whose value is the next word: `git -C dir push` runs `git push`.
 _GLOBAL_OPTIONS = {
@@ -197,7 +202,7 @@ def _plain_command_word(form: Form) -> Form | None:
 
 def command_lines(form: Form) -> Iterator[str | Form | None]:
     """What `form` runs besides itself: command lines (`sh -c LINE`, `eval WORDS`, `env -S LINE`,
-    `watch CMD`, `git rebase -x LINE`, ...), commands given as words (`find -exec CMD ;`), and None for
+    `watch CMD`, `trap LINE SIG`, `git rebase -x LINE`, ...), commands given as words (`find -exec CMD ;`), and None for
     each command built at run time (`sh -c "$x"`, a shell reading its script from stdin)."""
     name, words = command_name(form[0]), [word.shown for word in form]
     wrapper = WRAPPERS.get(name or "", _Wrapper())
@@ -216,6 +221,10 @@ def command_lines(form: Form) -> Iterator[str | Form | None]:
     if name in ("eval", "watch"):  # both join their words into one line for the shell
         rest = form[1 if name == "eval" else _skip_options(words, 1, {"-n", "--interval"}):]
         yield text_of(rest) if all(word.text is not None for word in rest) else None
+    if name == "trap":  # `trap 'rm x' EXIT` runs the line when the shell exits
+        rest = [word for word in form[1:] if not word.shown.startswith("-")]
+        if len(rest) > 1:
+            yield _line(rest[0])
     if name == "find":
         for i, word in enumerate(words):
             if word in ("-exec", "-execdir", "-ok", "-okdir"):
