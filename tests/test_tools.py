@@ -11,10 +11,10 @@ import pytest
 
 from agent.session import Session
 from agent.tools.base import ToolError
-from agent.tools.files import EDIT, READ, WRITE, atomic_write
+from agent.tools.files import EDIT, READ, WRITE
 from agent.tools.search import GLOB, GREP
 from agent.tools.shell import BASH, truncate_middle
-from agent.workspace import Workspace
+from agent.workspace import Workspace, save_file
 
 
 @pytest.fixture
@@ -90,7 +90,7 @@ def test_read_directory_and_missing(tmp_path, ctx):
         run(READ, ctx, file_path="nope.txt")
 
 
-# --- Write and atomic_write -------------------------------------------------------------------------
+# --- Write and save_file ----------------------------------------------------------------------------
 
 def test_write_creates_parents_and_exact_content(tmp_path, ctx):
     result = run(WRITE, ctx, file_path="app/main.py", content="print(1)")
@@ -114,7 +114,7 @@ def test_write_failure_is_tool_error(tmp_path, ctx):
         run(WRITE, ctx, file_path="afile/child.txt", content="y")
 
 
-def test_atomic_write_keeps_old_file_on_failure(tmp_path, monkeypatch):
+def test_save_file_keeps_old_file_on_failure(tmp_path, monkeypatch):
     target = touch(tmp_path / "keep.txt", "old")
 
     def broken_replace(src, dst):
@@ -122,7 +122,7 @@ def test_atomic_write_keeps_old_file_on_failure(tmp_path, monkeypatch):
 
     monkeypatch.setattr(os, "replace", broken_replace)
     with pytest.raises(OSError):
-        atomic_write(target, b"new")
+        save_file(target, b"new")
     assert target.read_text() == "old"
     assert [p.name for p in tmp_path.iterdir()] == ["keep.txt"]
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.skills.frontmatter import FrontmatterError, read_frontmatter, split_frontmatter
-from agent.tools.files import atomic_write
+from agent.workspace import save_file
 
 log = logging.getLogger("agent")
 
@@ -88,7 +88,7 @@ class FrontmatterCache:
         entries = dict(list(self.entries.items())[-MAX_ENTRIES:])
         try:
             text = json.dumps({"version": CACHE_VERSION, "entries": entries}, ensure_ascii=False)
-            atomic_write(self.path, text.encode("utf-8"))
+            save_file(self.path, text.encode("utf-8"))
         except (OSError, ValueError) as error:
             log.info(f"cannot write the frontmatter cache {self.path}: {getattr(error, 'strerror', None) or error}")
         self.changed = False

@@ -9,7 +9,6 @@ from typing import Any
 from agent.tools.base import Tool, ToolError, object_schema
 from agent.workspace import save_file, special_file
 
-atomic_write = save_file  # the name skills.cache saves the frontmatter cache with
 
 DEFAULT_LINE_LIMIT = 2000
 MAX_READ_BYTES = 256 * 1024
