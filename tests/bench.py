@@ -30,12 +30,14 @@ RUNS = int(os.environ.get("BENCH_RUNS", "7"))
 
 def timed(argv: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, int]:
     """Wall seconds and peak RSS (KB) of one child process."""
-    start = time.perf_counter()
-    process = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(process.pid, 0)
-    wall = time.perf_counter() - start
-    if os.waitstatus_to_exitcode(status) != 0:
-        raise SystemExit(f"benchmark run failed: {' '.join(argv)}\n{process.stderr.read().decode()}")
+    with tempfile.TemporaryFile() as errors:  # a file, not a pipe: a chatty run must not block on a full pipe
+        start = time.perf_counter()
+        process = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=errors)
+        _, status, usage = os.wait4(process.pid, 0)
+        wall = time.perf_counter() - start
+        if os.waitstatus_to_exitcode(status) != 0:
+            errors.seek(0)
+            raise SystemExit(f"benchmark run failed: {' '.join(argv)}\n{errors.read().decode()}")
     return wall, usage.ru_maxrss
 
 

@@ -220,3 +220,16 @@ def test_untrusted_project_bypass_is_ignored_but_the_users_holds(cwd, home, warn
     write(home, "settings.json", {"defaultMode": "bypassPermissions"})
     (cwd / ".claude" / "settings.local.json").unlink()
     assert load_policy(cwd, home).mode == "bypassPermissions"
+
+
+def test_hundreds_of_untrusted_project_skills_are_one_warning(cwd, home, warnings):
+    from agent.skills.discovery import discover_skills, without_project_grants
+
+    for i in range(300):
+        folder = cwd / ".claude" / "skills" / f"tool-{i:03}"
+        folder.mkdir(parents=True)
+        (folder / "SKILL.md").write_text(f"---\nname: tool-{i:03}\ndescription: Tool {i}.\n"
+                                         "allowed-tools: Bash(make:*)\n---\nRun make.\n")
+    skills = without_project_grants(discover_skills(cwd, home), cwd, home)
+    assert all(skill.allowed_tools == () for skill in skills) and len(skills) == 300
+    assert len(warnings) == 1 and "300 project skills 'tool-000', 'tool-001', 'tool-002' and 297 more" in warnings[0]

@@ -102,16 +102,17 @@ def discover_skills(cwd: Path, home: Path, cache: FrontmatterCache | None = None
 
 def without_project_grants(skills: list[Skill], cwd: Path, home: Path) -> list[Skill]:
     """`skills` for a workspace that is not trusted: a project skill's `allowed-tools` approve
-    nothing (the repository would be approving its own commands), one warning per skill naming it;
-    user skills keep theirs."""
-    kept = []
-    for skill in skills:
-        if skill.source == "project" and skill.allowed_tools:
-            log.warning(f"Ignoring the allowed-tools of the project skill {skill.name!r} ({skill.path}): "
-                        + how_to_trust(home, cwd))
-            skill = replace(skill, allowed_tools=())
-        kept.append(skill)
-    return kept
+    nothing (the repository would be approving its own commands), said in one warning naming the
+    first few (a repository with hundreds of such skills must not flood stderr); user skills keep theirs."""
+    withheld = [skill for skill in skills if skill.source == "project" and skill.allowed_tools]
+    if withheld:
+        names = ", ".join(repr(skill.name) for skill in withheld[:3]) + (
+            f" and {len(withheld) - 3} more" if len(withheld) > 3 else "")
+        where = f" ({withheld[0].path})" if len(withheld) == 1 else ""
+        kind = "the project skill" if len(withheld) == 1 else f"{len(withheld)} project skills"
+        log.warning(f"Ignoring the allowed-tools of {kind} {names}{where}: " + how_to_trust(home, cwd))
+    marked = {id(skill) for skill in withheld}
+    return [replace(skill, allowed_tools=()) if id(skill) in marked else skill for skill in skills]
 
 
 def read_skill(text: str, folder: Path, source: str = "project") -> Skill:
