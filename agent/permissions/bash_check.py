@@ -17,13 +17,15 @@ from agent.permissions.bash_tree import analyse
 from agent.permissions.bash_words import Analysis, SimpleCommand, Word
 from agent.permissions.command_files import files_of
 from agent.permissions.wording import quoted
-from agent.permissions.commands import (RUN_TIME, Form, allow_forms, command_lines, command_matches, command_name,
-                                        could_match, deny_forms, harmless_assignments, matches, WRAPPERS,
-                                        _after_wrapper)
+from agent.permissions.commands import (RUN_TIME, allow_forms, command_matches, could_match, deny_forms,
+                                        harmless_assignments, matches)
+from agent.permissions.runs import command_lines, rebinds
+from agent.permissions.wrappers import Form, command_name, readings
 
 _MAX_INNER_DEPTH = 4  # `sh -c "sh -c '...'"` nesting read
 _MAX_COMMANDS = 2_000  # commands read in one line, inner lines included
 _CHANGES_FOLDER = ("cd", "pushd", "popd")
+_MOVING_PATHS = ("/proc/", "/dev/fd/")  # `/proc/self/cwd/../.env` leads where the process stands
 _QUIET_FILES = ("/dev/null", "/dev/stdout", "/dev/stderr")  # redirections to these write nothing
 
 
@@ -58,8 +60,10 @@ def judge(policy: Any, command: str) -> Verdict:
     if plain:  # approves every line, even one we cannot read
         return _writes_refusal(policy, expanded, command, needs_sensitive_only=True) or \
             Verdict(True, f"allowed by the rule '{plain}'")
-    if problems := analysis.problems or _run_time_words(analysis):
+    if problems := expanded.problems or _run_time_words(analysis):
         return Verdict(False, kind="uncertain", subject=f"{whole} has {problems[0]}, so no rule can approve it;")
+    if not analysis.commands:  # `[[ ... ]]`, `(( ... ))` or a bare `> file`: no rule names it
+        return Verdict(False, kind="approval", subject=whole, ways=("--allowedTools 'Bash'",), suggestion="Bash")
     if refusal := _writes_refusal(policy, expanded, command):
         return refusal
     allow = policy.bash_rules("allow")
@@ -82,6 +86,8 @@ def _expanded(analysis: Analysis) -> Analysis:
     while i < len(found.commands) and len(found.commands) < _MAX_COMMANDS:
         command, depth = found.commands[i], depths[i]
         for form in deny_forms(command):
+            if (problem := rebinds(form)) and problem not in found.problems:
+                found.problems.append(problem)
             for inner in command_lines(form):
                 if isinstance(inner, str) and depth < _MAX_INNER_DEPTH:
                     nested = analyse(inner)
@@ -169,9 +175,10 @@ def _files(found: Analysis) -> tuple[list[Word], list[Word]]:
 def _path_text(word: Word, found: Analysis) -> str | None:
     """The path a file word names, or None when run time decides it (also a relative path after a
     `cd`, which moves where it leads)."""
-    if word.text is None or not word.text:
+    if word.text is None or not word.text or word.text.startswith(_MOVING_PATHS):
         return None
-    moved = any(simple.words and command_name(simple.words[0]) in _CHANGES_FOLDER for simple in found.commands)
+    moved = any(form and command_name(form[0]) in _CHANGES_FOLDER
+                for simple in found.commands for form in deny_forms(simple))  # `builtin cd`, `command cd`
     if moved and not (os.path.isabs(word.text) or word.text.startswith("~")):
         return None
     return word.text
@@ -188,8 +195,8 @@ def _approved(policy: Any, simple: SimpleCommand, depth: int) -> str | None:
     if not simple.words:
         return "a harmless assignment" if harmless_assignments(simple) else None
     for form in allow_forms(simple):
-        if form[0].text is None:
-            continue
+        if form[0].text is None or any(char.isspace() for char in form[0].text):
+            continue  # `'ls ./x'` runs a program called `ls ./x`, which no `ls` rule means
         rule = next((text for text, spec in policy.bash_rules("allow") if spec is not None and matches(spec, form)), None)
         if rule and all(_inner_approved(policy, inner, depth) for inner in _runs(form)):
             return rule
@@ -197,9 +204,10 @@ def _approved(policy: Any, simple: SimpleCommand, depth: int) -> str | None:
 
 
 def _runs(form: Form) -> Iterator[str | Form | None]:
-    """The commands `form` runs besides itself: a wrapper's command, and its command lines."""
-    if command_name(form[0]) in WRAPPERS:
-        yield _after_wrapper(form, harmless=False) or ()
+    """The commands `form` runs besides itself: a wrapper's command (in every reading of its
+    options), and its command lines."""
+    for reading in readings(form):
+        yield form[reading.start:]
     yield from command_lines(form)
 
 

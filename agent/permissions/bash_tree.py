@@ -15,6 +15,7 @@ import re
 import threading
 from typing import Any
 
+from agent.permissions.bash_suspects import suspicions
 from agent.permissions.bash_words import (BRACES, Analysis, Redirect, SimpleCommand, Word, ansi_c, concatenated,
                                           unquoted_word)
 
@@ -38,6 +39,7 @@ def analyse(command: str) -> Analysis:
     with _parser_lock:
         tree = _get_parser().parse(source)
     _Reader(source, found).statement(tree.root_node, 0)
+    found.problems += [problem for problem in suspicions(source, tree.root_node) if problem not in found.problems]
     if tree.root_node.has_error and not any(p.startswith("a syntax error") for p in found.problems):
         found.problems.append("a syntax error")
     return found
@@ -113,6 +115,9 @@ class _Reader:
             return self.problem(f"a construct the checker does not know ({kind})")
         if kind == "extglob_pattern":
             return self.problem("an extended glob pattern")
+        if kind == "command_substitution" and self.text(node).startswith("`") and "\\" in self.text(node):
+            # inside backquotes `\`` starts a nested substitution the grammar reads as text
+            self.merge(analyse(_unbackquoted(self.text(node)[1:-1])))
         for child in node.children:
             if child.is_named or child.type == "ERROR":
                 self.statement(child, depth + 1)
@@ -190,6 +195,9 @@ class _Reader:
         commands are read here, and a `$(` the grammar did not read is a construct named unread."""
         start = next((child for child in node.named_children if child.type == "heredoc_start"), None)
         body = next((child for child in node.named_children if child.type == "heredoc_body"), None)
+        for child in node.named_children:  # `cat <<EOF && cmd`, `<<EOF | sh`, `<<EOF > file`: the grammar nests them here
+            if child.type not in ("heredoc_start", "heredoc_body", "heredoc_end"):
+                self.statement(child, depth + 1)
         if body is None or start is None or re.search(r"['\"\\]", self.text(start)):
             return None  # no body, or a quoted delimiter: the body is text, nothing in it expands
         self.statement(body, depth + 1)
@@ -201,11 +209,14 @@ class _Reader:
         if len(re.findall(r"(?<!\\)(?:\\\\)*`", text)) != 2 * len(quotes):
             return self.problem("an unpaired backquote in a here-document")
         for inner in quotes:
-            nested = analyse(re.sub(r"\\([`$\\])", r"\1", inner))
-            self.found.commands += nested.commands
-            self.found.redirects += nested.redirects
-            for problem in nested.problems:
-                self.problem(problem)
+            self.merge(analyse(_unbackquoted(inner)))
+
+    def merge(self, nested: Analysis) -> None:
+        """Add what a separately read piece of the line (a backquoted body) does."""
+        self.found.commands += nested.commands
+        self.found.redirects += nested.redirects
+        for problem in nested.problems:
+            self.problem(problem)
 
     def touching(self, pieces: list) -> list[list]:
         """Pieces of a command grouped into words: bash ends a word only at unquoted blanks, so
@@ -284,6 +295,11 @@ def _descendants(node, kinds: tuple[str, ...]):
         if child.type in kinds:
             yield child
         stack.extend(child.children)
+
+
+def _unbackquoted(body: str) -> str:
+    """A backquoted body as bash runs it: `\\``, `\\$` and `\\\\` lose their backslash."""
+    return re.sub(r"\\([`$\\])", r"\1", body)
 
 
 def _clip(text: str) -> str:

@@ -8,6 +8,11 @@ import re
 from dataclasses import dataclass, field
 
 BRACES = re.compile(r"\{[^{}]*(?:,|\.\.)[^{}]*\}")  # what bash brace-expands: `{a,b}`, `{1..3}`
+# Variables that change how a tool prints or builds, never what command runs.
+HARMLESS_VARIABLES = frozenset(
+    "LANG LANGUAGE LC_ALL LC_CTYPE LC_TIME LC_NUMERIC TZ TERM COLORTERM NO_COLOR FORCE_COLOR CLICOLOR "
+    "CLICOLOR_FORCE COLUMNS LINES CI NODE_ENV PYTHONUNBUFFERED PYTHONDONTWRITEBYTECODE RUST_BACKTRACE "
+    "RUST_LOG GOOS GOARCH CGO_ENABLED GO111MODULE DEBIAN_FRONTEND GIT_TERMINAL_PROMPT".split())
 _ANSI_ESCAPES = {"a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b", "f": "\f", "n": "\n", "r": "\r",
                  "t": "\t", "v": "\v", "\\": "\\", "'": "'", '"': '"', "?": "?"}
 

@@ -102,8 +102,8 @@ class Policy:
             return next((text for text, rule in self._readings(kind) if rule.specifier is not None and (
                 rule.names(tool) or any(rule.names(t) for t in (READ_FAMILY if tool == "Read" else EDIT_FAMILY)))),
                 None)
-        args = {"file_path": path}
-        return self._first_match(kind, tool, args, self._paths(tool, args))
+        return next((rule for args in self._command_files(path)
+                     if (rule := self._first_match(kind, tool, args, self._paths(tool, args)))), None)
 
     def write_problem(self, path: str | None, sensitive_only: bool = False) -> tuple[str, str] | None:
         """Why a command's write to `path` keeps an allow rule from approving it, as (refusal kind,
@@ -221,8 +221,8 @@ class Policy:
         that a command's write to `path` (as the shell reads it: relative to the workspace, `~/` the
         home folder) would change, as written or at its real target, when no allow rule naming it
         approves that; None otherwise, and in bypass mode."""
-        args = self._command_file(path)
-        return next(iter(self._unnamed_sensitive("Edit", args, self._paths("Edit", args))), None)
+        return next((entries[0] for args in self._command_files(path)
+                     if (entries := self._unnamed_sensitive("Edit", args, self._paths("Edit", args)))), None)
 
     def _harmless_write(self, path: str) -> bool:
         """Whether a command's write to `path` may pass with an allow rule: a plain file in the
@@ -230,17 +230,22 @@ class Policy:
         (or an allow rule names it) and no Edit deny or ask rule covers; or /dev/null."""
         if path in _QUIET_FILES:
             return True
-        args = self._command_file(path)
-        paths = self._paths("Edit", args)
-        return (self._edit_inside("Edit", args) and not self._first_match("deny", "Edit", args, paths)
-                and not self._first_match("ask", "Edit", args, paths)
-                and not self._unnamed_sensitive("Edit", args, paths))
+        return all(self._edit_inside("Edit", args) and not self._first_match("deny", "Edit", args, paths)
+                   and not self._first_match("ask", "Edit", args, paths)
+                   and not self._unnamed_sensitive("Edit", args, paths)
+                   for args in self._command_files(path) for paths in [self._paths("Edit", args)])
 
-    def _command_file(self, path: str) -> dict[str, str]:
-        """The Edit arguments of a file a command names (`~` and `~/` are the home folder)."""
+    def _command_files(self, path: str) -> list[dict[str, str]]:
+        """The Edit arguments of a file a command names (`~` and `~/` are the home folder): as
+        written, and as the system resolves it, a symlink before each `..` (`link/../x`)."""
         if path == "~" or path.startswith("~/"):
             path = str(self.home) + path[1:]
-        return {"file_path": str(normal_path(Path(self.cwd, path)))}
+        joined = os.path.join(self.cwd, path)
+        try:
+            physical = os.path.realpath(joined)
+        except (OSError, ValueError):
+            physical = joined
+        return [{"file_path": text} for text in dict.fromkeys([str(normal_path(Path(joined))), physical])]
 
     def _subject(self, tool: str, args: dict[str, Any]) -> str:
         """What the call does, as the refusal names it."""

@@ -34,9 +34,10 @@ def sensitive_name(path: Path, homes: Iterable[Path], folders: Iterable[Path]) -
     if base in homes:
         for entry in IN_HOME:
             size = len(PurePosixPath(entry).parts)
-            if "/".join(parts[:size]) == entry:
+            if "/".join(parts[:size]).lower() == entry:
                 return entry
-    return next((part for part in parts if part in ANY_DEPTH), None)
+    # compared in any case: on a case-insensitive file system (macOS) `.GIT/config` is `.git/config`
+    return next((part.lower() for part in parts if part.lower() in ANY_DEPTH), None)
 
 
 def names_entry(specifier: str, entry: str) -> bool:

@@ -1,0 +1,72 @@
+"""Where a parse tree and bash part ways, found by looking at the whole tree after it is read: the
+grammar takes characters for blanks that bash does not, starts comments bash would not, and a few
+constructs make bash evaluate quoted text later (a subscript `a[$(cmd)]` in a name or number, a
+prompt expansion `${x@P}`, `PS4`). Each is a problem: no allow rule approves the line, and a deny or
+ask rule refuses it, since what runs cannot be read."""
+
+from __future__ import annotations
+
+import re
+
+from agent.permissions.bash_words import HARMLESS_VARIABLES
+
+_BLANKS = frozenset(" \t\n")
+_BEFORE_COMMENT = frozenset(b" \t\n;&|()<>")
+_SUBSCRIPT_SUBSTITUTION = re.compile(r"\[[^\]]*(?:\$\(|`)")  # `a[$(cmd)]`: run when evaluated as a name
+LATER_RUN = re.compile(r"PS[0-4]|PROMPT_COMMAND|BASH_ENV|ENV|BASH_FUNC_.*")  # variables bash runs later
+_LITERALS = frozenset({"raw_string", "string_content", "word", "heredoc_content", "ansi_c_string", "heredoc_body"})
+
+
+def suspicions(source: bytes, root) -> list[str]:
+    """The constructs of the tree under `root` (parsed from `source`) that bash may read otherwise."""
+    text = source.decode("utf-8", errors="surrogatepass")
+    found = [f"a {repr(char)} character, which bash does not take for a blank"
+             for char in dict.fromkeys(c for c in text if c.isspace() and c not in _BLANKS)]
+    if re.search(r"/dev/(?:tcp|udp)/", text):
+        found.append("a /dev/tcp or /dev/udp path, which opens a network connection")
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        stack.extend(node.children)
+        if problem := _suspect(source, node):
+            found.append(problem)
+    return list(dict.fromkeys(found))
+
+
+def _suspect(source: bytes, node) -> str | None:
+    kind, body = node.type, source[node.start_byte:node.end_byte].decode("utf-8", errors="surrogatepass")
+    if kind == "comment" and not _comment_starts_a_word(source, node.start_byte):
+        return "a '#' that bash reads as part of a word, not as a comment"
+    if kind in _LITERALS and (kind != "heredoc_body" or not node.named_children) and _SUBSCRIPT_SUBSTITUTION.search(body):
+        return "a quoted '[...$(...)]', which bash runs when it evaluates the text as a name or a number"
+    if kind == "expansion" and body.endswith("@P}"):
+        return "a prompt expansion (${...@P}), which runs the substitutions in its value"
+    name = node.child_by_field_name("name") if kind == "variable_assignment" else None
+    if name is not None and LATER_RUN.fullmatch(_text(source, name)):
+        return f"an assignment to {_text(source, name)}, which bash runs later"
+    variable = node.child_by_field_name("variable") if kind == "for_statement" else None
+    if variable is not None and environment_like(_text(source, variable)):
+        return f"a loop that sets the environment variable {_text(source, variable)}"
+    return None
+
+
+def _comment_starts_a_word(source: bytes, start: int) -> bool:
+    """Whether bash starts a comment at `start`: at the start of a word, after an unescaped blank
+    or an operator."""
+    if start == 0:
+        return True
+    before = source[start - 1]
+    if before not in _BEFORE_COMMENT:
+        return False
+    slashes = len(source[:start - 1]) - len(source[:start - 1].rstrip(b"\\"))
+    return slashes % 2 == 0
+
+
+def environment_like(name: str) -> bool:
+    """An upper-case name a program may read from its environment (`PATH`, `HOME`, `GIT_DIR`),
+    other than the variables that change only how tools print."""
+    return name.isupper() and name not in HARMLESS_VARIABLES
+
+
+def _text(source: bytes, node) -> str:
+    return source[node.start_byte:node.end_byte].decode("utf-8", errors="surrogatepass")
