@@ -2,12 +2,13 @@ import os
 import sys
 import threading
 
-from agent.cli import EXIT_INTERRUPTED, main
+from agent.cli import main
+from agent.cli.signals import SIGNALLED
 
 code = main()
-if code == EXIT_INTERRUPTED and threading.active_count() > 1:
-    # Ctrl-C: subagents still waiting on a model reply stop at their next step, but the
-    # interpreter would wait for them before exiting; the user asked to stop now.
+if code > SIGNALLED and threading.active_count() > 1:
+    # Ctrl-C, SIGTERM, SIGHUP (128 + the signal): subagents still waiting on a model reply stop at
+    # their next step, but the interpreter would wait for them before exiting; the user asked to stop now.
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(code)
