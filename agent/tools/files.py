@@ -3,16 +3,19 @@ path is (hard links, devices and FIFOs)."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
 from agent.tools.base import Tool, ToolError, object_schema
-from agent.workspace import save_file, special_file
+from agent.tools.reading import bounded_lines, count_lines, looks_binary
+from agent.workspace import open_regular, save_file, special_file
 
 
 DEFAULT_LINE_LIMIT = 2000
-MAX_READ_BYTES = 256 * 1024
-BINARY_SNIFF_BYTES = 8192
+MAX_READ_BYTES = 256 * 1024  # what one Read returns, and the longest line it holds
+COUNT_SCAN_BYTES = 64 * 1024 * 1024  # how far past what it shows Read reads to count a file's lines
+MAX_EDIT_BYTES = 32 * 1024 * 1024  # Edit holds the whole file (and its new version) in memory
 
 
 def _path_arg(arguments: dict[str, Any], context: Any) -> tuple[Path, str]:
@@ -34,21 +37,19 @@ def _int_arg(arguments: dict[str, Any], name: str, minimum: int) -> int | None:
     return value
 
 
-def is_binary(path: Path) -> bool:
-    """Whether the file at `path` looks binary (a NUL byte near its start): Read and Grep skip those."""
-    with open(path, "rb") as handle:
-        return b"\0" in handle.read(BINARY_SNIFF_BYTES)
-
-
 def _os_reason(error: OSError) -> str:
     return error.strerror or str(error)
+
+
+def _not_regular(shown: str, kind: str) -> ToolError:
+    return ToolError(f"{shown} is {kind}, not a regular file; Read, Write and Edit work only on regular files.")
 
 
 def _refuse_special(path: Path, shown: str) -> None:
     """The file tools work on regular files only: a device, FIFO or socket is refused before it is
     opened (reading a FIFO would wait forever, and saving over one would change what it is)."""
     if kind := special_file(path):
-        raise ToolError(f"{shown} is {kind}, not a regular file; Read, Write and Edit work only on regular files.")
+        raise _not_regular(shown, kind)
 
 
 def _read(arguments: dict[str, Any], context: Any) -> str:
@@ -59,48 +60,60 @@ def _read(arguments: dict[str, Any], context: Any) -> str:
         raise ToolError(f"{shown} is a directory, not a file. Use Glob or Bash `ls` to list its contents.")
     if not path.exists():
         raise ToolError(f"File does not exist: {shown}")
-    _refuse_special(path, shown)
-    if not path.is_file():
-        raise ToolError(f"{shown} is not a regular file.")
+    start = max(offset or 1, 1)
+    max_lines = limit or DEFAULT_LINE_LIMIT
+    chunks: list[bytes] = []
+    used = total = scanned = longest = 0
+    over_cap = counted = line_cut = False
     try:
-        size = path.stat().st_size
-        if is_binary(path):
-            return f"{shown} is a binary file ({size} bytes); its contents are not shown."
-        if size == 0:
-            return f"{shown} is empty."
-        start = max(offset or 1, 1)
-        max_lines = limit or DEFAULT_LINE_LIMIT
-        chunks: list[bytes] = []
-        used = 0
-        over_cap = False
-        total = 0
-        with open(path, "rb") as handle:
-            for total, line in enumerate(handle, 1):
-                if total < start or len(chunks) >= max_lines or over_cap:
+        with _open(path, shown) as handle:
+            size = os.fstat(handle.fileno()).st_size
+            if looks_binary(handle):
+                return f"{shown} is a binary file ({size} bytes); its contents are not shown."
+            # Files of size 0 may still have contents (/proc, /sys): read them up to the cap all the same.
+            for total, (line, length) in enumerate(bounded_lines(handle, MAX_READ_BYTES), 1):
+                scanned += length
+                if total < start:
                     continue
-                if used + len(line) > MAX_READ_BYTES:
+                if used + len(line) > MAX_READ_BYTES or length > len(line):
                     over_cap = True
-                    if not chunks:
-                        # A single line bigger than the cap (minified code): show its beginning.
-                        chunks.append(line[:MAX_READ_BYTES])
-                    continue
+                    if not chunks:  # one line longer than the cap (minified code): show its beginning
+                        chunks.append(line)
+                        line_cut, longest = length > len(line), length
+                    break
                 chunks.append(line)
                 used += len(line)
+                if len(chunks) >= max_lines:
+                    break
+            more, counted = count_lines(handle, COUNT_SCAN_BYTES)
+            total += more
     except OSError as error:
         raise ToolError(f"Cannot read {shown}: {_os_reason(error)}") from error
-    if start > total:
+    if total == 0:
+        return f"{shown} is empty."
+    if start > total and counted:
         raise ToolError(f"{shown} has {total} lines; offset {start} is past the end.")
     text = b"".join(chunks).decode("utf-8", errors="replace")
     last = start + len(chunks) - 1
+    size = size or scanned
+    of_total = f"{total}" if counted else f"more than {total}"
     if over_cap:
+        cut = f" (line {start} is {longest} bytes, cut there)" if line_cut else ""
         note = (f"[... file is {size} bytes, over the {MAX_READ_BYTES // 1024} KB limit for one read; "
-                f"showed lines {start}-{last} of {total}. Use offset and limit to read more.]")
+                f"showed lines {start}-{last} of {of_total}{cut}. Use offset and limit to read more.]")
     elif limit is None and last < total:
         size_note = f" ({size} bytes)" if size > MAX_READ_BYTES else ""
-        note = f"[... file has {total} lines{size_note}; showed {start}-{last}. Use offset and limit to read more.]"
+        note = f"[... file has {of_total} lines{size_note}; showed {start}-{last}. Use offset and limit to read more.]"
     else:
         return text
     return text + ("" if text.endswith("\n") else "\n") + note
+
+
+def _open(path: Path, shown: str):
+    """`path` opened as a regular file, or the tool error every file tool gives for anything else
+    (looked at before the open, so the message names what it is)."""
+    _refuse_special(path, shown)
+    return open_regular(path)
 
 
 def _write(arguments: dict[str, Any], context: Any) -> str:
@@ -140,12 +153,16 @@ def _edit(arguments: dict[str, Any], context: Any) -> str:
         if old:
             raise ToolError(f"File does not exist: {shown}")
         return _write({"file_path": str(path), "content": new}, context)
-    _refuse_special(path, shown)
     try:
-        if is_binary(path):
-            raise ToolError(f"{shown} is a binary file; Edit only changes text files.")
+        with _open(path, shown) as handle:
+            if looks_binary(handle):
+                raise ToolError(f"{shown} is a binary file; Edit only changes text files.")
+            if (size := os.fstat(handle.fileno()).st_size) > MAX_EDIT_BYTES:
+                raise ToolError(f"{shown} is {size} bytes, over the {MAX_EDIT_BYTES // 2**20} MB Edit works "
+                                "on; change it with Bash (sed) instead.")
+            data = handle.read(MAX_EDIT_BYTES + 1)
         # surrogateescape round-trips bytes that are not valid UTF-8 instead of corrupting them.
-        text = path.read_bytes().decode("utf-8", errors="surrogateescape")
+        text = data.decode("utf-8", errors="surrogateescape")
     except OSError as error:
         raise ToolError(f"Cannot read {shown}: {_os_reason(error)}") from error
     if not old:

@@ -1,84 +1,24 @@
-"""Search tools: Glob finds files by path pattern, Grep finds files by content."""
+"""Search tools: Glob finds files by path pattern, Grep finds files by content. Both are bounded:
+a time limit per search, linear-time matching (RE2 for Grep's regex, a non-backtracking glob
+matcher), lines read in capped pieces, and only regular files opened."""
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 from typing import Any, Iterator
 
 from agent.tools.base import Tool, ToolError, object_schema
-from agent.tools.files import is_binary
+from agent.tools.globs import GlobMatcher
+from agent.tools.listing import Deadline, search_files, walk
+from agent.tools.reading import bounded_lines, looks_binary
+from agent.workspace import open_regular, special_file
 
 MAX_FILES = 100
 MAX_CONTENT_LINES = 250
 MAX_LINE_CHARS = 500
+MAX_SEARCH_LINE_BYTES = 64 * 1024  # a longer line is searched in its first 64 KB
 _MAGIC = re.compile(r"[*?\[{]")
-_BRACES = re.compile(r"\{([^{}]*)\}")
-
-
-def _expand_braces(pattern: str) -> list[str]:
-    """`*.{ts,tsx}` → [`*.ts`, `*.tsx`], as most shells and glob libraries do."""
-    match = _BRACES.search(pattern)
-    if not match or "," not in match.group(1):
-        return [pattern]
-    before, after = pattern[: match.start()], pattern[match.end():]
-    return [out for choice in match.group(1).split(",") for out in _expand_braces(before + choice + after)]
-
-
-def _segment_regex(segment: str) -> str:
-    """One path segment of a glob as a regex; wildcards never cross a `/`."""
-    out, i = [], 0
-    while i < len(segment):
-        char = segment[i]
-        if char == "*":
-            out.append("[^/]*")
-        elif char == "?":
-            out.append("[^/]")
-        elif char == "[":
-            end = i + 1
-            if end < len(segment) and segment[end] == "!":
-                end += 1
-            if end < len(segment) and segment[end] == "]":
-                end += 1
-            end = segment.find("]", end)
-            if end == -1:
-                out.append(re.escape(char))
-            else:
-                body = segment[i + 1:end].replace("\\", "\\\\")
-                if body.startswith("!"):
-                    body = "^" + body[1:]
-                out.append(f"[{body}]")
-                i = end
-        else:
-            out.append(re.escape(char))
-        i += 1
-    return "".join(out)
-
-
-def _glob_regex(pattern: str) -> re.Pattern[str]:
-    """A regex matching relative POSIX paths the way pathlib globs do, with `**` spanning folders."""
-    alternatives = []
-    for expanded in _expand_braces(pattern):
-        parts = [part for part in expanded.split("/") if part not in ("", ".")]
-        regex = ""
-        for index, part in enumerate(parts):
-            last = index == len(parts) - 1
-            if part == "**":
-                regex += ".+" if last else "(?:[^/]+/)*"
-            else:
-                regex += _segment_regex(part) + ("" if last else "/")
-        alternatives.append(regex)
-    return re.compile("(?:" + "|".join(alternatives) + r")\Z", re.DOTALL)
-
-
-def _walk(root: Path, max_depth: int | None = None) -> Iterator[Path]:
-    """Every file under `root` in sorted order, never entering `.git` folders."""
-    for folder, dirs, files in os.walk(root):
-        depth = len(Path(folder).relative_to(root).parts)
-        dirs[:] = [] if max_depth is not None and depth >= max_depth else sorted(d for d in dirs if d != ".git")
-        for name in sorted(files):
-            yield Path(folder, name)
 
 
 def _mtime(path: Path) -> float:
@@ -100,13 +40,16 @@ def _search_root(arguments: dict[str, Any], context: Any) -> Path:
     root = context.workspace.resolve(value or ".")
     if not root.exists():
         raise ToolError(f"Path does not exist: {context.workspace.display(root)}")
+    if kind := special_file(root):
+        raise ToolError(f"{context.workspace.display(root)} is {kind}, not a file or folder.")
     return root
 
 
-def _capped(lines: list[str], cap: int, what: str) -> str:
-    if len(lines) <= cap:
+def _capped(lines: list[str], cap: int, what: str, total: int | None = None) -> str:
+    total = len(lines) if total is None else total
+    if total <= cap:
         return "\n".join(lines)
-    return "\n".join(lines[:cap] + [f"(showing {cap} of {len(lines)} {what})"])
+    return "\n".join(lines[:cap] + [f"(showing {cap} of {total} {what})"])
 
 
 def _glob(arguments: dict[str, Any], context: Any) -> str:
@@ -125,20 +68,21 @@ def _glob(arguments: dict[str, Any], context: Any) -> str:
     rest = "/".join(parts[literal:])
     if not base.is_dir():
         return "No files found"
-    matcher = _glob_regex(rest)
+    matcher = GlobMatcher(rest)
     max_depth = None if "**" in rest or "{" in rest else rest.count("/")
-    found = [path for path in _walk(base, max_depth) if matcher.match(path.relative_to(base).as_posix())]
+    deadline = Deadline("Glob")
+    found = [path for path in walk(base, deadline, max_depth) if matcher.match(path.relative_to(base).as_posix())]
     if not found:
         return "No files found"
     return _capped(_by_recency(found, context), MAX_FILES, "matches")
 
 
-def _grep_files(root: Path, glob: str | None, context: Any) -> Iterator[Path]:
-    matcher = _glob_regex(glob) if glob else None
-    candidates = [root] if root.is_file() else _walk(root)
+def _grep_files(root: Path, glob: str | None, context: Any, deadline: Deadline) -> Iterator[Path]:
+    matcher = GlobMatcher(glob) if glob else None
+    candidates = [root] if root.is_file() else search_files(root, deadline)
     policy = getattr(getattr(context, "agent", None), "policy", None)
     for path in candidates:
-        if not path.is_file():  # a named pipe or socket would block the read forever
+        if not path.is_file() or special_file(path):  # a named pipe or socket would block the read forever
             continue
         if policy is not None and not policy.check("Read", {"file_path": str(path)}, True).allowed:
             continue  # a file Read may not open (a deny rule on .env) must not leak through a search
@@ -148,12 +92,32 @@ def _grep_files(root: Path, glob: str | None, context: Any) -> Iterator[Path]:
         yield path
 
 
-def _matching_lines(path: Path, regex: re.Pattern[str]) -> Iterator[tuple[int, str]]:
-    with open(path, encoding="utf-8", errors="replace", newline="") as handle:
-        for number, line in enumerate(handle, 1):
-            line = line.rstrip("\r\n")
-            if regex.search(line):
-                yield number, line
+def _matching_lines(path: Path, regex: Any, deadline: Deadline) -> Iterator[tuple[int, str]]:
+    """The matching lines of a text file (a binary one has none), each cut to the search cap."""
+    with open_regular(path) as handle:
+        if looks_binary(handle):
+            return
+        for number, (line, _) in enumerate(bounded_lines(handle, MAX_SEARCH_LINE_BYTES), 1):
+            if number % 4096 == 0:
+                deadline.check()
+            text = line.decode("utf-8", errors="replace").rstrip("\r\n")
+            if regex.search(text):
+                yield number, text
+
+
+def _compile(pattern: str, ignore_case: bool) -> Any:
+    """The pattern compiled by RE2, whose matching time is linear in the text (Python's `re` can
+    take forever on `^(a+)+$`); imported here so that runs that never grep do not load it."""
+    import re2
+
+    options = re2.Options()
+    options.log_errors = False
+    options.case_sensitive = not ignore_case
+    try:
+        return re2.compile(pattern, options=options)
+    except re2.error as error:
+        reason = error.args[0].decode(errors="replace") if error.args and isinstance(error.args[0], bytes) else str(error)
+        raise ToolError(f"Invalid regular expression {pattern!r}: {reason}") from None
 
 
 def _grep(arguments: dict[str, Any], context: Any) -> str:
@@ -166,38 +130,38 @@ def _grep(arguments: dict[str, Any], context: Any) -> str:
     glob = arguments.get("glob")
     if glob is not None and not isinstance(glob, str):
         raise ToolError("glob must be a string.")
-    try:
-        regex = re.compile(pattern, re.IGNORECASE if arguments.get("-i") else 0)
-    except re.error as error:
-        raise ToolError(f"Invalid regular expression {pattern!r}: {error}") from error
+    regex = _compile(pattern, bool(arguments.get("-i")))
     root = _search_root(arguments, context)
     display = context.workspace.display
+    deadline = Deadline("Grep")
     matched: list[Path] = []
     lines: list[str] = []
-    for path in _grep_files(root, glob, context):
+    shown = 0
+    for path in _grep_files(root, glob, context, deadline):
+        deadline.check()
         try:
-            if is_binary(path):
-                continue
             if mode == "files_with_matches":
-                if next(_matching_lines(path, regex), None) is not None:
+                if next(_matching_lines(path, regex, deadline), None) is not None:
                     matched.append(path)
             elif mode == "count":
-                count = sum(1 for _ in _matching_lines(path, regex))
+                count = sum(1 for _ in _matching_lines(path, regex, deadline))
                 if count:
                     lines.append(f"{display(path)}:{count}")
             else:
-                for number, line in _matching_lines(path, regex):
+                for number, line in _matching_lines(path, regex, deadline):
                     if len(line) > MAX_LINE_CHARS:
                         line = line[:MAX_LINE_CHARS] + " [... line truncated]"
-                    lines.append(f"{display(path)}:{number}:{line}")
+                    shown += 1
+                    if shown <= MAX_CONTENT_LINES:  # the rest are only counted
+                        lines.append(f"{display(path)}:{number}:{line}")
         except OSError:
-            continue  # unreadable files (permissions, vanished mid-walk) are simply not searched
+            continue  # unreadable, not regular, or vanished mid-walk: simply not searched
     if mode == "files_with_matches":
         lines = _by_recency(matched, context)
     if not lines:
         return "No matches found"
     if mode == "content":
-        return _capped(lines, MAX_CONTENT_LINES, "matching lines")
+        return _capped(lines, MAX_CONTENT_LINES, "matching lines", shown)
     return _capped(lines, MAX_FILES, "files")
 
 
@@ -218,6 +182,8 @@ GLOB = Tool(
 
 GREP = Tool(
     name="Grep",
+    # Unchanged although the engine is RE2 (Python's syntax without lookaround or backreferences):
+    # every recorded request carries this text.
     description=("Search file contents with a Python regular expression. Lists matching files by "
                  "default; output_mode content shows matching lines, count shows matches per file."),
     parameters=object_schema(
