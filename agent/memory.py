@@ -10,7 +10,9 @@ and a missing file is skipped. A memory file, and whatever it imports, must real
 resolved) inside the folder whose memory it is: the working folder for its own files, each parent
 folder for its files, home for the user's. So a cloned repository can pull `~/.ssh` into a request
 neither by an import nor by a `CLAUDE.md` that is a symlink; what lies outside is skipped with one
-warning naming it. HTML comments are hidden.
+warning naming it, as is a device, FIFO or socket (never read: `CLAUDE.md -> /dev/zero` or a
+FIFO cannot hold up the start) and a binary file. A file is read to MEMORY_FILE_BYTES at most, and
+cut at MAX_FILE_CHARS characters. HTML comments are hidden.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent.workspace import project_folders
+from agent.workspace import MEMORY_FILE_BYTES, FileTooLarge, project_folders, read_bounded
 
 log = logging.getLogger("agent")
 
@@ -80,14 +82,20 @@ def _load(path: Path, kind: str, fence: Path, depth: int, loaded: list[MemoryFil
         log.warning(f"memory: skipping {path}: it leads to {real}, outside {fence}")
         seen.add(real)  # one warning, however many files import it
         return
+    seen.add(real)  # whatever happens next, one word about it at most
     try:
-        raw = Path(path).read_bytes()[:MAX_FILE_CHARS * 4].decode("utf-8", errors="replace")
+        data = read_bounded(path, MEMORY_FILE_BYTES)
+    except FileTooLarge as error:
+        data = error.head  # cut below, with a note the model sees
     except (FileNotFoundError, NotADirectoryError):
         return
     except OSError as error:
-        log.info(f"memory: cannot read {path} ({error.strerror or error}); skipping it")
+        log.warning(f"memory: skipping {path}: {error.strerror or error}")
         return
-    seen.add(real)
+    if b"\0" in data:
+        log.warning(f"memory: skipping {path}: it is a binary file, not text")
+        return
+    raw = data.decode("utf-8", errors="replace")
     text = _visible(raw)
     if len(text) > MAX_FILE_CHARS:
         text = text[:MAX_FILE_CHARS] + "\n[... the rest of this file was left out: it is too long]"

@@ -113,15 +113,17 @@ def test_the_cache_lives_under_xdg_cache_home_or_home(tmp_path):
     assert cache_path(tmp_path, {"XDG_CACHE_HOME": "relative"}) == tmp_path / ".cache" / "agent" / "frontmatter.json"
 
 
-def test_an_alias_bomb_is_parsed_but_not_cached(tmp_path, home):
+def test_an_alias_bomb_is_refused_with_one_warning(tmp_path, home, warnings):
     bomb = "a: &a [x, x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\n" \
            "c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\n"
     project = tmp_path / "p"
     old_file(project / ".claude/skills/bomb/SKILL.md", f"---\ndescription: Big.\n{bomb}---\n")
+    old_file(project / ".claude/skills/small/SKILL.md", "---\ndescription: Small.\nx: &x [1, 2]\ny: *x\n---\n")
     cache_file = tmp_path / "frontmatter.json"
-    [skill], _ = discover(project, home, cache_file)
-    assert skill.description == "Big."
-    assert not cache_file.exists() or "bomb" not in cache_file.read_text()
+    skills, _ = discover(project, home, cache_file)
+    assert [skill.name for skill in skills] == ["small"]  # a few aliases are fine
+    assert warnings == [f"skipping {project}/.claude/skills/bomb/SKILL.md: the frontmatter has aliases that "
+                        "expand to more than 10,000 nodes"]
 
 
 def test_many_lenient_files_are_one_warning_and_each_a_verbose_line(tmp_path, home, caplog):

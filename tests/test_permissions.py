@@ -336,7 +336,8 @@ def test_invalid_json_is_warned_and_ignored(cwd, home, warnings):
     ('{"permissions": {"allow": "Bash"}}', "permissions.allow"),
     ('{"permissions": {"deny": ["Read", 3]}}', "permissions.deny"),
     (b"\xff\xfe{}", "cannot read it"),
-    ('{"permissions": ' * 100_000, "invalid JSON"),
+    ('{"permissions": ' * 60_000, "invalid JSON"),  # 60,000 deep, under the 1 MB cap
+    ('[' * 100_000 + ']' * 100_000, "nests deeper than 100 levels"),
 ])
 def test_unusable_settings_are_warned(cwd, home, warnings, content, fragment):
     (cwd / ".claude").mkdir()

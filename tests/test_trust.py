@@ -12,7 +12,8 @@ import os
 import pytest
 
 from agent.permissions.settings import load_policy
-from agent.permissions.trust import MAX_CONFIG_BYTES, is_trusted, store_trust
+from agent.permissions.trust import is_trusted, store_trust
+from agent.workspace import CONFIG_FILE_BYTES as MAX_CONFIG_BYTES
 from scripted_model import call, text
 
 IGNORED = "Ignoring 1 permissions.allow entry from .claude/settings.json: this workspace has not been trusted"

@@ -14,6 +14,7 @@ from agent.cli.environment import Environment
 from agent.cli.trust import own_trust
 from agent.cli.stdin import combine, read_piped
 from agent.errors import AgentError, UsageError
+from agent.workspace import option_file
 
 log = logging.getLogger("agent")
 
@@ -45,11 +46,14 @@ def run(args: argparse.Namespace, env: Mapping[str, str], stdin: IO | None = Non
         conversation = MainConversation(session, history)
         if stream is not None:
             stream.start(session, conversation.agent)  # before a forked /skill's lines, as the first line
-        with recording(args, session, environment):
+        with recording(args, session, environment) as taken:
             for prompt in earlier:
                 answer = conversation.turn(prompt)
                 log.info("replayed turn %r: %s", prompt[:60], " ".join(answer.text.split())[:200])
-            return conversation.turn(args.prompt), session
+            result = conversation.turn(args.prompt)
+        if taken is not None and taken.unwritten:  # the cassette is saved as the recording ends
+            session.unwritten.append(taken.unwritten)
+        return result, session
     except AgentError as exc:
         exc.session = session  # the JSON result still reports the session, its usage and cost
         raise
@@ -210,10 +214,8 @@ def _text_or_file(args: argparse.Namespace, dest: str) -> str | None:
     replaces the file in `args`, so a cassette records what was sent, not a path."""
     path = getattr(args, f"{dest}_file")
     if path is not None:
-        try:
-            setattr(args, dest, Path(path).read_text(encoding="utf-8", errors="replace"))
-        except OSError as error:
-            raise UsageError(f"--{dest.replace('_', '-')}-file: cannot read {path} ({error.strerror or error})") from None
+        text = option_file(f"--{dest.replace('_', '-')}-file", path).decode("utf-8", errors="replace")
+        setattr(args, dest, text)
         setattr(args, f"{dest}_file", None)
     return getattr(args, dest)
 

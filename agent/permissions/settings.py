@@ -14,7 +14,7 @@ from agent.permissions.paths import normal_path
 from agent.permissions.policy import MODES, Policy
 from agent.permissions.rules import merge_rules, rule_warning, split_rules
 from agent.permissions.trust import ignored
-from agent.workspace import json_option
+from agent.workspace import SETTINGS_FILE_BYTES, json_option, load_json, read_bounded
 
 log = logging.getLogger("agent")
 
@@ -85,8 +85,8 @@ def project_grants(cwd: Path) -> bool:
     for name in ("settings.json", "settings.local.json"):
         path = Path(cwd) / ".claude" / name
         try:
-            permissions = json.loads(path.read_text(encoding="utf-8")).get("permissions")
-        except (OSError, ValueError, RecursionError, AttributeError):
+            permissions = _settings_file(path).get("permissions")
+        except (OSError, ValueError, AttributeError):
             continue
         if isinstance(permissions, dict) and Withheld(cwd, cwd).take(path, permissions) != permissions:
             return True
@@ -97,8 +97,8 @@ def _flag_settings(value: str, cwd: Path) -> tuple[str, dict[str, Any]]:
     """The source name and permissions of a --settings value: JSON text, or a JSON file's path."""
     text, where = json_option("--settings", value, cwd)
     try:
-        data = json.loads(text)
-    except (ValueError, RecursionError) as error:
+        data = load_json(text, "the settings file")
+    except ValueError as error:
         raise UsageError(f"--settings: invalid JSON in {where} ({str(error).splitlines()[0]})") from None
     return where, _permissions_of(data, where)
 
@@ -112,18 +112,25 @@ def added_directory(value: str | Path, cwd: Path) -> Path:
 
 
 def _read_permissions(path: Path) -> dict[str, Any]:
-    """The `permissions` object of a settings file; {} when it is missing or unusable (warned)."""
+    """The `permissions` object of a settings file; {} when it is missing or unusable (warned):
+    unreadable, not a regular file (a device or FIFO is never read), over SETTINGS_FILE_BYTES,
+    not UTF-8, not JSON, or nested deeper than the JSON limit."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = _settings_file(path)
     except FileNotFoundError:
         return {}
     except (OSError, UnicodeDecodeError) as error:
         log.warning("ignoring %s: cannot read it (%s)", path, getattr(error, "strerror", None) or error)
         return {}
-    except (ValueError, RecursionError) as error:
+    except ValueError as error:
         log.warning("ignoring %s: invalid JSON (%s)", path, str(error).splitlines()[0] if str(error) else "")
         return {}
     return _permissions_of(data, path)
+
+
+def _settings_file(path: Path) -> Any:
+    """The parsed JSON of a settings file, read within the bounds every settings file has."""
+    return load_json(read_bounded(path, SETTINGS_FILE_BYTES).decode("utf-8"), "the settings file")
 
 
 def _permissions_of(data: Any, path) -> dict[str, Any]:

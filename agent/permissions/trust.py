@@ -43,11 +43,10 @@ import os
 from pathlib import Path
 from typing import Any, Iterable
 
-from agent.workspace import project_folders, save_file
+from agent.workspace import CONFIG_FILE_BYTES, load_json, project_folders, read_bounded, save_file
 
 log = logging.getLogger("agent")
 
-MAX_CONFIG_BYTES = 8 * 1024 * 1024  # Claude Code's file grows with every project; a few MB is plenty
 TRUST_FLAG = "--trust-workspace"
 TRUST_VARIABLE = "AGENT_TRUST_WORKSPACE"
 
@@ -72,17 +71,14 @@ def read_config(home: Path) -> dict[str, Any]:
     it exists but cannot be used."""
     path = config_path(home)
     try:
-        with open(path, "rb") as file:
-            data = file.read(MAX_CONFIG_BYTES + 1)
+        data = read_bounded(path, CONFIG_FILE_BYTES)
     except FileNotFoundError:
         return {}
-    except OSError as error:
+    except OSError as error:  # unreadable, not a regular file, over the cap
         raise ConfigError(f"cannot read {path} ({error.strerror or error})") from None
-    if len(data) > MAX_CONFIG_BYTES:
-        raise ConfigError(f"{path} is over {MAX_CONFIG_BYTES // (1024 * 1024)} MB")
     try:
-        config = json.loads(data.decode("utf-8"))
-    except (ValueError, RecursionError) as error:  # UnicodeDecodeError is a ValueError
+        config = load_json(data.decode("utf-8"), "the file")
+    except ValueError as error:  # UnicodeDecodeError is a ValueError
         raise ConfigError(f"{path} is not valid JSON ({str(error).splitlines()[0] if str(error) else ''})") from None
     if not isinstance(config, dict):
         raise ConfigError(f"{path} does not hold a JSON object")

@@ -25,8 +25,9 @@ from typing import Any, Callable
 import yaml
 
 from agent.errors import UsageError
+from agent.record.shape import cassette_problem
+from agent.workspace import CASSETTE_FILE_BYTES, InputLimitError, load_json, load_yaml, read_bounded
 
-_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 WIRES = {"chat/completions": ("openrouter", "chat"), "v1/messages": ("anthropic", "messages")}
 
 
@@ -101,8 +102,8 @@ def body_to_file(body: Any) -> Any:
     if not isinstance(body, str):
         return body
     try:
-        parsed = json.loads(body)
-    except ValueError:
+        parsed = load_json(body, "the body")
+    except ValueError:  # not JSON, or nested beyond the limit: kept as text
         return body
     return parsed if isinstance(parsed, (dict, list)) else body
 
@@ -163,68 +164,27 @@ class CassetteFile:
 
 def parse(text: str, path: str) -> dict:
     """The YAML document of the cassette at `path`, checked to be one: a usage error naming the
-    file otherwise (not YAML, no interactions, a malformed interaction or setup)."""
+    file otherwise (not YAML, beyond the YAML limits of `workspace.load_yaml`, or of the wrong
+    shape: see `shape`)."""
     try:
-        data = yaml.load(text, Loader=_Loader)
+        data = load_yaml(text, "its YAML")
+    except InputLimitError as exc:
+        raise UsageError(f"cassette {path} is refused: {exc}") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         raise UsageError(f"cassette {path} is not valid YAML: {problem}{where}") from None
-    if not isinstance(data, dict) or not isinstance(data.get("interactions"), list) or not data["interactions"]:
-        raise UsageError(f"cassette {path} has no interactions (it is not a recorded session)")
-    for number, item in enumerate(data["interactions"], 1):
-        request = item.get("request") if isinstance(item, dict) else None
-        response = item.get("response") if isinstance(item, dict) else None
-        status = response.get("status") if isinstance(response, dict) else None
-        body = response.get("body") if isinstance(response, dict) else None
-        if not (isinstance(request, dict) and isinstance(request.get("uri"), str) and isinstance(status, dict)
-                and isinstance(status.get("code"), int) and isinstance(body or {}, dict)):
-            raise UsageError(f"cassette {path}: interaction {number} is not a request and its response")
-    for key, kind in (("setup", dict), ("tool_runs", list)):
-        if key in data and not isinstance(data[key], kind):
-            raise UsageError(f"cassette {path}: `{key}` must be a {'mapping' if kind is dict else 'list'}")
-    if any(not isinstance(run, dict) for run in data.get("tool_runs") or []):
-        raise UsageError(f"cassette {path}: each of `tool_runs` must be a mapping")
-    problem = _setup_problem(data.get("setup") or {})
+    problem = cassette_problem(data)
     if problem:
-        raise UsageError(f"cassette {path}: the setup's {problem}")
+        raise UsageError(f"cassette {path} {problem}" if problem.startswith("has no") else f"cassette {path}: {problem}")
     return data
-
-
-_TEXT_FIELDS = ("agent_version", "recorded_against", "provider", "wire", "model")
-
-
-def _setup_problem(setup: dict) -> str | None:
-    """What is wrong with a recorded setup's shape, or None (a replay reads every field)."""
-    for key in _TEXT_FIELDS:
-        if key in setup and not isinstance(setup[key], str):
-            return f"`{key}` must be text"
-    if not (isinstance(setup.get("prompts", []), list) and all(isinstance(p, str) for p in setup.get("prompts", []))):
-        return "`prompts` must be a list of texts"
-    for key in ("options", "environment"):
-        value = setup.get(key, {})
-        if not (isinstance(value, dict) and all(isinstance(name, str) for name in value)):
-            return f"`{key}` must be a mapping of names"
-    scalars = (str, int, float, bool)
-    if not all(isinstance(value, scalars) for value in setup.get("environment", {}).values()):
-        return "`environment` values must be texts or numbers"
-    return None
 
 
 def read(path: str, placeholders: Placeholders | None = None) -> CassetteFile:
     """The cassette at `path`, with its folders put back by `placeholders` (left as `{{workspace}}`
     without). Anything that is not a readable cassette is a one-line usage error naming the file."""
-    file = Path(path)
-    if file.is_dir():
-        raise UsageError(f"cassette {path} is a folder, not a file")
-    if not file.exists():
-        raise UsageError(f"cassette not found: {path}")
-    try:
-        text = file.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"cannot read cassette {path}: {getattr(exc, 'strerror', None) or exc}") from None
-    data = parse(text, path)
+    data = parse(read_text(path), path)
     restore = (placeholders or Placeholders()).restore
     interactions = [
         Interaction(
@@ -242,6 +202,21 @@ def read(path: str, placeholders: Placeholders | None = None) -> CassetteFile:
         setup = _inferred_setup(interactions)
     runs = data.get("tool_runs")
     return CassetteFile(path, setup, interactions, restore(runs) if runs is not None else None, inferred)
+
+
+def read_text(path: str) -> str:
+    """The text of the cassette file at `path`, read within bounds: a missing file, a folder, a
+    device, FIFO or socket (never opened to wait on), a file over CASSETTE_FILE_BYTES or one that
+    is not UTF-8 is a one-line usage error naming it."""
+    file = Path(path)
+    if file.is_dir():
+        raise UsageError(f"cassette {path} is a folder, not a file")
+    if not file.exists():
+        raise UsageError(f"cassette not found: {path}")
+    try:
+        return read_bounded(file, CASSETTE_FILE_BYTES).decode("utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"cannot read cassette {path}: {getattr(exc, 'strerror', None) or exc}") from None
 
 
 def _inferred_setup(interactions: list[Interaction]) -> dict[str, Any]:

@@ -9,6 +9,7 @@ means an empty cache, never an error. Writing it is best-effort and atomic.
 
 from __future__ import annotations
 
+import errno
 import json
 import logging
 import os
@@ -18,12 +19,16 @@ from pathlib import Path
 from typing import Any
 
 from agent.skills.frontmatter import FrontmatterError, read_frontmatter, split_frontmatter
-from agent.workspace import save_file
+from agent.workspace import (
+    DEFINITION_FILE_BYTES, FileTooLarge, load_json, open_regular, read_bounded, save_file,
+    special_file,
+)
 
 log = logging.getLogger("agent")
 
 CACHE_VERSION = 2  # bump when parsing changes what a file parses to
 MAX_ENTRIES = 5000
+MAX_CACHE_BYTES = 64 * 1024 * 1024  # a bigger file is not ours: read as an empty cache
 HEAD_BYTES = 8192  # read this much first: nearly every frontmatter ends within it
 RACY_SECONDS = 2.0  # a file this fresh may change again within its mtime's granularity: not cached
 MAX_NODES = 10_000  # YAML aliases can make a small file a huge value: such values are not cached
@@ -59,11 +64,14 @@ class FrontmatterCache:
 
     def read(self, path: Path | str) -> dict[str, Any]:
         """The frontmatter fields of the definition file at `path` (its warning, if any, logged
-        again); raises FrontmatterError when it cannot be used, FileNotFoundError when it is not
-        a regular file, and OSError when it cannot be read."""
+        again); raises FrontmatterError when it cannot be used, FileNotFoundError when it is
+        missing, and OSError when it cannot be read, is not a regular file (a device or FIFO is
+        never opened) or is over DEFINITION_FILE_BYTES."""
         stat = os.stat(path)
         if not S_ISREG(stat.st_mode):
-            raise FileNotFoundError(f"not a regular file: {path}")
+            raise OSError(errno.EINVAL, f"it is {special_file(path) or 'a folder'}, not a regular file", str(path))
+        if stat.st_size > DEFINITION_FILE_BYTES:
+            raise FileTooLarge(path, DEFINITION_FILE_BYTES, b"")
         key = path if isinstance(path, str) and os.path.isabs(path) else os.path.abspath(path)
         entry = self.entries.get(key)
         if not (entry and entry.get("size") == stat.st_size and entry.get("mtime_ns") == stat.st_mtime_ns):
@@ -96,13 +104,17 @@ class FrontmatterCache:
 
 def read_head(path: Path) -> str:
     """The start of the file at `path`, as far as the end of its frontmatter (the whole file when
-    the frontmatter does not end within the first HEAD_BYTES)."""
-    with open(path, "rb") as handle:
+    the frontmatter does not end within the first HEAD_BYTES). Only a regular file is opened, and
+    read to DEFINITION_FILE_BYTES at most (OSError otherwise, as `open_regular` and FileTooLarge)."""
+    with open_regular(path) as handle:
         head = handle.read(HEAD_BYTES)
         text = head.decode("utf-8", errors="replace")
         if len(head) < HEAD_BYTES or split_frontmatter(text) is not None:
             return text
-        return (head + handle.read()).decode("utf-8", errors="replace")
+        whole = head + handle.read(DEFINITION_FILE_BYTES + 1 - len(head))
+    if len(whole) > DEFINITION_FILE_BYTES:
+        raise FileTooLarge(path, DEFINITION_FILE_BYTES, whole[:DEFINITION_FILE_BYTES])
+    return whole.decode("utf-8", errors="replace")
 
 
 def _parse(path: Path, stat: os.stat_result) -> tuple[dict[str, Any], dict[str, Any] | None]:
@@ -146,8 +158,8 @@ class _TooLarge(Exception):
 
 def _load(path: Path) -> dict[str, dict[str, Any]]:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError, RecursionError):
+        data = load_json(read_bounded(path, MAX_CACHE_BYTES), "the frontmatter cache")
+    except (OSError, ValueError):
         return {}
     if not isinstance(data, dict) or data.get("version") != CACHE_VERSION or not isinstance(data.get("entries"), dict):
         return {}

@@ -20,6 +20,7 @@ from agent.skills.frontmatter import (
     split_frontmatter,
     tool_list, word_list,
 )
+from agent.workspace import DEFINITION_FILE_BYTES, read_bounded
 
 log = logging.getLogger("agent")
 
@@ -177,8 +178,8 @@ def _skills_in(root: Path, source: str, cache: FrontmatterCache) -> list[Skill]:
 
 def _read_text(path: Path) -> str:
     try:
-        return path.read_bytes().decode("utf-8", errors="replace")
-    except OSError as error:
+        return read_bounded(path, DEFINITION_FILE_BYTES).decode("utf-8", errors="replace")
+    except OSError as error:  # missing, unreadable, not a regular file, over the cap
         raise SkillError(f"cannot read {path}: {error.strerror or error}") from None
 
 

@@ -3,7 +3,8 @@
 A file opens with a `---` line, holds YAML up to the next `---` line, and continues with a Markdown
 body. Every way the YAML can fail becomes one FrontmatterError with a one-line reason, and the
 coercion helpers turn whatever YAML produced into plain text, word lists, tool lists or booleans
-without rendering nested values (so aliases, the YAML "billion laughs", cannot blow up).
+without rendering nested values. The YAML is loaded with `workspace.load_yaml`'s limits on depth
+and aliases, so the YAML "billion laughs" is refused before it is built.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any
 
 from agent.errors import AgentError
 from agent.permissions.rules import split_rules
+from agent.workspace import InputLimitError, load_yaml
 
 log = logging.getLogger("agent")
 
@@ -59,15 +61,14 @@ def load_mapping(source: str, label: str = "", first_line_number: int = 1) -> tu
     which Claude Code loads); that succeeding gives the warning, naming `label` and the line.
     Raises FrontmatterError, and nothing else, when even that fails (naming line and column,
     counted from `first_line_number`) or the result is not a mapping."""
-    import yaml  # here, not at the top: a run with no skills or agents on disk never needs it
-
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # the C loader when libyaml is built in
     warning = None
     try:
-        fields = yaml.load(source, Loader=loader)
+        fields = load_yaml(source, "the frontmatter")
+    except InputLimitError as error:  # an alias bomb or absurd nesting: not worth repairing
+        raise FrontmatterError(str(error)) from None
     except Exception as error:  # PyYAML also raises ValueError and RecursionError on odd input
         where = _position(error, first_line_number)
-        fields = _load_repaired(source, loader)
+        fields = _load_repaired(source)
         if fields is None:
             raise FrontmatterError(f"invalid YAML frontmatter{where} ({_problem(error)})") from None
         warning = (f"{label or 'frontmatter'}: invalid YAML{where} ({_problem(error)}); "
@@ -78,10 +79,8 @@ def load_mapping(source: str, label: str = "", first_line_number: int = 1) -> tu
     return {key: value for key, value in keyed if key is not None}, warning
 
 
-def _load_repaired(source: str, loader) -> Any:
+def _load_repaired(source: str) -> Any:
     """`source` parsed with its broken one-line fields quoted, or None when that fails too."""
-    import yaml
-
     lines = source.split("\n")
     changed = False
     for index, line in enumerate(lines):
@@ -90,7 +89,7 @@ def _load_repaired(source: str, loader) -> Any:
         if not match or following[:1] in (" ", "\t"):
             continue  # not a one-line field, or one whose value continues on the lines below
         try:
-            yaml.load(line, Loader=loader)
+            load_yaml(line)
             continue  # valid on its own: the trouble is elsewhere
         except Exception:
             lines[index] = f"{match.group('key')}: {json.dumps(match.group('value'), ensure_ascii=False)}"
@@ -98,7 +97,7 @@ def _load_repaired(source: str, loader) -> Any:
     if not changed:
         return None
     try:
-        return yaml.load("\n".join(lines), Loader=loader)
+        return load_yaml("\n".join(lines), "the frontmatter")
     except Exception:
         return None
 

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from agent.permissions.rules import ALIASES as TOOL_ALIASES
 from agent.skills.frontmatter import split_frontmatter
+from agent.workspace import DEFINITION_FILE_BYTES, read_bounded
 
 log = logging.getLogger("agent")
 
@@ -34,7 +35,7 @@ class AgentDefinition:
         with hundreds of agents reads only their frontmatter). Raises OSError if unreadable."""
         if self.prompt_text is not None or self.path is None:
             return self.prompt_text or ""
-        text = self.path.read_bytes().decode("utf-8", errors="replace")
+        text = read_bounded(self.path, DEFINITION_FILE_BYTES).decode("utf-8", errors="replace")
         parts = split_frontmatter(text)
         return (parts[1] if parts else text).strip()
 

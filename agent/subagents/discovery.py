@@ -7,7 +7,6 @@ repository root) > user (`~/.claude/agents`) > built-in.
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 from pathlib import Path
@@ -20,7 +19,7 @@ from agent.skills.frontmatter import (
 )
 from agent.subagents.definitions import BUILTIN_AGENTS, AgentDefinition, tool_name
 from agent.tools import builtin_tools
-from agent.workspace import json_option, project_folders
+from agent.workspace import json_option, load_json, project_folders
 
 log = logging.getLogger("agent")
 
@@ -117,8 +116,8 @@ def parse_cli_agents(value: str, cwd: Path | None = None) -> dict[str, AgentDefi
     the file cannot be read, the JSON is invalid or not an object, or an entry is unusable."""
     text, origin = json_option("--agents", value, cwd if cwd is not None else Path.cwd())
     try:
-        data = json.loads(text)
-    except (ValueError, RecursionError) as error:  # RecursionError: absurdly deep nesting
+        data = load_json(text, "the definitions")
+    except ValueError as error:
         raise UsageError(f"--agents: invalid JSON in {origin} ({first_line(error)})") from None
     if not isinstance(data, dict):
         raise UsageError(f"--agents: {origin} must be a JSON object mapping agent names to definitions")

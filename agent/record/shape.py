@@ -1,0 +1,127 @@
+"""What a cassette must look like, checked once when it is read, so that everything past that
+point (vcrpy's replay, `cassette show`, `--replay-tools`) can rely on each field's type.
+
+A cassette may come from someone else: a field of the wrong type (`headers` as a text, a number
+as a body, a list where a mapping belongs, a missing `uri`) is one line naming the field, which
+the reader turns into a usage error, never a crash further on.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+_SCALARS = (str, int, float, bool, type(None))
+_TEXT_FIELDS = ("agent_version", "recorded_against", "provider", "wire", "model")
+
+
+def cassette_problem(data: Any) -> str | None:
+    """What is wrong with the shape of a parsed cassette, or None. The message names the place:
+    `interaction 2: the request's headers must be a mapping of names to texts`."""
+    if not isinstance(data, dict) or not isinstance(data.get("interactions"), list) or not data["interactions"]:
+        return "has no interactions (it is not a recorded session)"
+    if "version" in data and (not isinstance(data["version"], int) or isinstance(data["version"], bool)):
+        return "`version` must be a number"
+    for number, item in enumerate(data["interactions"], 1):
+        problem = _interaction_problem(item)
+        if problem:
+            return f"interaction {number} {problem}" if problem.startswith("is ") else f"interaction {number}: {problem}"
+    for key, kind in (("setup", dict), ("tool_runs", list)):
+        if data.get(key) is not None and not isinstance(data[key], kind):
+            return f"`{key}` must be a {'mapping' if kind is dict else 'list'}"
+    if any(not isinstance(run, dict) for run in data.get("tool_runs") or []):
+        return "each of `tool_runs` must be a mapping"
+    for number, run in enumerate(data.get("tool_runs") or [], 1):
+        problem = _tool_run_problem(run)
+        if problem:
+            return f"tool run {number}: {problem}"
+    problem = _setup_problem(data.get("setup") or {})
+    return f"the setup's {problem}" if problem else None
+
+
+def _interaction_problem(item: Any) -> str | None:
+    if not isinstance(item, dict):
+        return "is not a request and its response"
+    request, response = item.get("request"), item.get("response")
+    if not isinstance(request, dict) or not isinstance(response, dict) or not isinstance(response.get("body") or {}, dict):
+        return "is not a request and its response"
+    if item.get("agent") is not None and not isinstance(item["agent"], str):
+        return "`agent` must be text"
+    for key in ("method", "uri"):
+        if not isinstance(request.get(key), str):
+            return f"the request's `{key}` must be text"
+    status = response.get("status")
+    if not (isinstance(status, dict) and isinstance(status.get("code"), int) and not isinstance(status["code"], bool)):
+        return "the response's `status` must hold a numeric `code`"
+    if status.get("message") is not None and not isinstance(status["message"], str):
+        return "the response's status `message` must be text"
+    for side, part in (("request", request), ("response", response)):
+        if not _headers_fit(part.get("headers")):
+            return f"the {side}'s `headers` must be a mapping of names to texts"
+    for side, value in (("request", request.get("body")), ("response", (response.get("body") or {}).get("string"))):
+        if not _body_fits(value):
+            return f"the {side}'s body must be text or a JSON structure"
+    return None
+
+
+def _headers_fit(headers: Any) -> bool:
+    if headers is None:
+        return True
+    if not isinstance(headers, dict):
+        return False
+    return all(isinstance(name, str) and (isinstance(value, str) or (
+        isinstance(value, list) and all(isinstance(item, str) for item in value))) for name, value in headers.items())
+
+
+def _body_fits(value: Any) -> bool:
+    return value is None or isinstance(value, str) or (isinstance(value, (dict, list)) and json_like(value))
+
+
+def _tool_run_problem(run: Any) -> str | None:
+    if not isinstance(run.get("tool"), str):
+        return "`tool` must be text"
+    for key in ("agent", "id"):
+        if run.get(key) is not None and not isinstance(run[key], str):
+            return f"`{key}` must be text"
+    if not json_like(run.get("input")):
+        return "`input` must be JSON data"
+    output = run.get("output", "")
+    if not (isinstance(output, str) or (isinstance(output, list) and json_like(output))):
+        return "`output` must be text or a list of content blocks"
+    if not isinstance(run.get("is_error", False), bool):
+        return "`is_error` must be true or false"
+    return None
+
+
+def _setup_problem(setup: dict) -> str | None:
+    """What is wrong with a recorded setup's shape, or None (a replay reads every field)."""
+    for key in _TEXT_FIELDS:
+        if key in setup and not isinstance(setup[key], str):
+            return f"`{key}` must be text"
+    if not (isinstance(setup.get("prompts", []), list) and all(isinstance(p, str) for p in setup.get("prompts", []))):
+        return "`prompts` must be a list of texts"
+    for key in ("options", "environment"):
+        value = setup.get(key, {})
+        if not (isinstance(value, dict) and all(isinstance(name, str) for name in value)):
+            return f"`{key}` must be a mapping of names"
+    if not all(isinstance(value, (str, int, float, bool)) for value in setup.get("environment", {}).values()):
+        return "`environment` values must be texts or numbers"
+    if not json_like(setup):
+        return "values must be JSON data (texts, numbers, lists, mappings)"
+    return None
+
+
+def json_like(value: Any) -> bool:
+    """Whether `value` is plain JSON data: mappings with text keys, lists, texts, numbers, booleans
+    and nulls (not the dates, bytes or sets YAML can also produce). Walked without recursion."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            if not all(isinstance(key, str) for key in item):
+                return False
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+        elif not isinstance(item, _SCALARS):
+            return False
+    return True
