@@ -20,7 +20,7 @@ from typing import Any
 
 from agent.conversation import repaired
 from agent.errors import UsageError
-from agent.workspace import append_text, special_file
+from agent.workspace import TRANSCRIPT_FILE_BYTES, append_text, load_json, read_bounded, special_file
 
 log = logging.getLogger("agent")
 
@@ -65,16 +65,18 @@ def find_session(home: Path, cwd: Path, session_id: str) -> Path | None:
 def read_conversation(path: Path) -> list[dict[str, Any]]:
     """The messages of a main transcript, in order, made fit to send again (a transcript is
     untrusted: see `conversation.repaired`). Lines that are not messages are skipped; what had to
-    be dropped from the messages is one warning."""
+    be dropped from the messages is one warning. Only a regular file of at most
+    TRANSCRIPT_FILE_BYTES is read (OSError otherwise); a line nested deeper than the JSON limit is
+    skipped like any line that is not JSON."""
     messages = []
-    with open(path, encoding="utf-8", errors="replace") as lines:
-        for line in lines:
-            try:
-                entry = json.loads(line)
-            except ValueError:
-                continue
-            if isinstance(entry, dict) and "message" in entry:
-                messages.append(entry["message"])
+    text = read_bounded(path, TRANSCRIPT_FILE_BYTES).decode("utf-8", errors="replace")
+    for line in text.split("\n"):  # not splitlines: U+2028 inside a JSON string is no line break
+        try:
+            entry = load_json(line, "a transcript line")
+        except ValueError:
+            continue
+        if isinstance(entry, dict) and "message" in entry:
+            messages.append(entry["message"])
     messages, dropped = repaired(messages)
     if dropped:
         log.warning(f"session {path.stem}: {dropped} malformed message part{'s' if dropped != 1 else ''} "
@@ -91,7 +93,8 @@ class Transcripts:
         self.home = home
         self.cwd = cwd
         self.folder = project_folder(home, cwd)
-        self._failed = threading.Event()  # warn once, then stop trying
+        self._failed = threading.Event()  # once a write failed, stop trying
+        self.unwritten: str | None = None  # what could not be written, and why: the run ends saying so
         main = self.folder / f"{self.session_id}.jsonl"
         if kind := special_file(main):
             raise UsageError(f"the session transcript {main} is {kind}, not a regular file; remove it or "
@@ -134,6 +137,7 @@ class Transcript:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             append_text(self.path, json.dumps(entry, ensure_ascii=False) + "\n")
-        except (OSError, ValueError) as exc:  # ValueError: text that cannot be encoded
-            self.owner._failed.set()
-            log.warning("transcripts disabled: cannot write %s (%s)", self.path, getattr(exc, "strerror", None) or exc)
+        except (OSError, ValueError) as exc:  # a full disk: the file keeps its whole lines, the run goes on
+            if not self.owner._failed.is_set():
+                self.owner._failed.set()
+                self.owner.unwritten = f"the transcript {self.path} ({getattr(exc, 'strerror', None) or exc})"
