@@ -88,10 +88,10 @@ class Harness:
         # as the CodeCrafters tester does; permission tests write their own settings
         self.settings({"permissions": {"defaultMode": "bypassPermissions"}})
         monkeypatch.chdir(self.workspace)
-        if self.recording and REAL_KEYS[provider]:
-            monkeypatch.setenv(KEYS[provider], REAL_KEYS[provider])
-        else:
-            monkeypatch.setenv(KEYS[provider], f"dummy-{provider}-key")
+        # the key as a user's shell holds it: each run takes it out of the process's environment
+        self.key = REAL_KEYS[provider] if self.recording and REAL_KEYS[provider] else f"dummy-{provider}-key"
+        monkeypatch.setenv(KEYS[provider], self.key)
+        if not (self.recording and REAL_KEYS[provider]):
             if self.recording:
                 self.model = ScriptedModel()
                 suffix = "/api/v1/" if provider == "openrouter" else ""  # the tester's trailing slash
@@ -180,6 +180,10 @@ class Harness:
         mode_flag = "--record" if self.recording else "--replay"
         self._capsys.readouterr()
         piped = io.BytesIO(stdin) if isinstance(stdin, bytes) else stdin if stdin is not None else io.BytesIO(b"")
+        # a run takes the key out of the process's environment, as it holds it: the next run of
+        # this test gets it again, as a user's next command would (the test's own key, if it set one)
+        self.key = os.environ.get(KEYS[self.provider], self.key)
+        self._monkeypatch.setenv(KEYS[self.provider], self.key)
         code = cli.main([*argv, mode_flag, str(cassette)], stdin=piped)
         out, err = self._capsys.readouterr()
         sys.stderr.write(err)  # captured again, so pytest shows it when the test fails

@@ -23,7 +23,7 @@ RANKS = {
     "agent.record": 2,
 }
 BOTTOM = {"agent.conversation", "agent.errors", "agent.permissions", "agent.prompt", "agent.workspace",
-          "agent.transcripts", "agent.memory", "agent"}
+          "agent.transcripts", "agent.memory", "agent.secrets", "agent"}
 
 
 def module_name(path: Path) -> str:
@@ -76,13 +76,13 @@ def test_no_module_imports_a_higher_layer():
     assert upward == []
 
 
-def test_the_bottom_layer_imports_only_errors_conversation_workspace_and_itself():
+def test_the_bottom_layer_imports_only_errors_conversation_workspace_secrets_and_itself():
     outside = [
         f"{source} imports {target}"
         for source, targets in GRAPH.items()
         if unit(source) in BOTTOM - {"agent"}
         for target in targets
-        if unit(target) not in (unit(source), "agent.errors", "agent.conversation", "agent.workspace")
+        if unit(target) not in (unit(source), "agent.errors", "agent.conversation", "agent.workspace", "agent.secrets")
     ]
     assert outside == []
 

@@ -19,6 +19,7 @@ from typing import Sequence
 from agent.cli.build import check_writable, run
 from agent.cli.options import _Parser, build_parser
 from agent.cli.report import configure_logging, internal_error
+from agent.cli.visible import json_shown, shown
 from agent.errors import AgentError, ProviderError, ReplayMismatch
 from agent.record.check import DRIFT, ERROR, OK, Checked, find_cassettes, junit_xml
 from agent.workspace import save_file
@@ -46,13 +47,13 @@ def main(argv: Sequence[str]) -> int:
             return _show(args.file, args.json)
         return _check(args.paths, args.junit, args.verbose)
     except AgentError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(shown(f"error: {exc}", sys.stderr), file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
     except Exception as exc:  # a bug of ours: one line, not a traceback
-        print(f"error: {internal_error(exc)}", file=sys.stderr)
+        print(shown(f"error: {internal_error(exc)}", sys.stderr), file=sys.stderr)
         return 1
 
 
@@ -66,7 +67,10 @@ def _show(path: str, as_json: bool) -> int:
     if wire is None:
         raise AgentError(f"cassette {path}: unknown wire format {cassette.setup.get('wire')!r}")
     session = show.view(cassette, wire.decode, wire.error_text)
-    print(json.dumps(session, ensure_ascii=False, indent=2) if as_json else show.text(session))
+    if as_json:
+        print(json_shown(json.dumps(session, ensure_ascii=False, indent=2), sys.stdout))
+    else:
+        print(shown(show.text(session), sys.stdout))
     return 0
 
 
@@ -79,7 +83,7 @@ def _check(paths: list[str], junit: str | None, verbose: bool) -> int:
         started = time.monotonic()
         status, message = _replay(path)
         result = Checked(path, status, message, time.monotonic() - started)
-        print(result.line(), flush=True)
+        print(shown(result.line(), sys.stdout), flush=True)
         results.append(result)
     if junit:
         save_file(Path(junit), junit_xml(results).encode("utf-8"))

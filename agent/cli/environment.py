@@ -4,12 +4,16 @@ what it accepts, before any request is sent; `--help` lists the same table."""
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 from urllib.parse import urlparse
 
 from agent.errors import UsageError
 from agent.model.limits import DEFAULT_CAP, MIN_THINKING_BUDGET
+from agent.secrets.environ import take
+from agent.secrets.redact import is_secret_name
+from agent.tools.shell import SECRET_VARIABLES
 
 
 def _text(value: str) -> str:
@@ -102,6 +106,17 @@ VARIABLES = [
     Variable("XDG_CACHE_HOME", "an absolute folder", "where the frontmatter cache lives (default ~/.cache)"),
 ]
 BY_NAME = {variable.name: variable for variable in VARIABLES}
+# Our variables whose names say key, token or secret, and the keys commands never get.
+SECRETS = tuple(dict.fromkeys([v.name for v in VARIABLES if is_secret_name(v.name)] + list(SECRET_VARIABLES)))
+
+
+def run_environment() -> dict[str, str]:
+    """The process's environment as this run reads it, once, at start. The secrets in it stay
+    only in the returned copy (and in the redaction rule): they leave the process's own
+    environment, and its /proc/<pid>/environ, so no command can read them back."""
+    env = dict(os.environ)
+    take(SECRETS)
+    return env
 
 
 class Environment:

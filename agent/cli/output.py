@@ -9,6 +9,7 @@ import threading
 import time
 from typing import Any
 
+from agent.cli.visible import json_shown
 from agent.conversation import Stop, Usage
 from agent.model.limits import context_window
 from agent.model.pricing import total_cost_usd
@@ -64,7 +65,8 @@ def result_object(
 
 def print_json(subtype: str, text: str, turns: int, started: float, session=None, **ending) -> None:
     """Print the result object on one line (`ending`: `result_object`'s stop_reason and is_error)."""
-    print(json.dumps(result_object(subtype, text, turns, started, session, **ending), ensure_ascii=False), flush=True)
+    line = json.dumps(result_object(subtype, text, turns, started, session, **ending), ensure_ascii=False)
+    print(json_shown(line, sys.stdout), flush=True)
 
 
 class StreamJson:
@@ -117,5 +119,5 @@ class StreamJson:
 
     def _print(self, line: dict[str, Any]) -> None:
         with self._lock:
-            sys.stdout.write(json.dumps(line, ensure_ascii=False) + "\n")
+            sys.stdout.write(json_shown(json.dumps(line, ensure_ascii=False), sys.stdout) + "\n")
             sys.stdout.flush()

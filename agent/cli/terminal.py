@@ -27,6 +27,8 @@ from rich.markdown import Markdown
 from rich.spinner import Spinner
 from rich.text import Text
 
+from agent.cli.visible import shown
+
 SUMMARY_CHARS = 70
 
 
@@ -102,7 +104,7 @@ class Terminal:
     def say(self, text: str, style: str | None = None) -> None:
         """A line of our own (a header, a hint, a result), not the model's."""
         with self._lock:
-            self.chrome.print(Text(text, style=style or ""), soft_wrap=True)  # the terminal wraps a long path
+            self.chrome.print(Text(shown(text, self.chrome.file), style=style or ""), soft_wrap=True)  # the terminal wraps a long path
 
     def waiting(self) -> None:
         """A spinner until the answer's first text arrives."""
@@ -120,23 +122,24 @@ class Terminal:
         with self._lock:
             self._answer += delta
             if self._live is not None:
-                self._live.update(Markdown(self._answer))
+                self._live.update(Markdown(shown(self._answer, self.console.file)))
 
     def answer_done(self, text: str) -> None:
         """The whole answer: shown as Markdown (the streamed view replaced by the final one)."""
         with self._lock:
             self._stop_live()
             if text.strip():
+                text = shown(text, self.console.file)
                 self.console.print(Markdown(text) if self.interactive_output else text)
             self._answer = ""
 
     def tool_call(self, depth: int, call: str) -> None:
         """`● Read(src/app.py)`, indented under the call that started it (a subagent's)."""
-        self._between_answers(Text("  " * depth + "● ", style="cyan") + Text(call, style="bold"))
+        self._between_answers(Text("  " * depth + "● ", style="cyan") + Text(shown(call, self.chrome.file), style="bold"))
 
     def tool_result(self, depth: int, summary: str) -> None:
         """A call's result in one short line, under the call."""
-        self._between_answers(Text("  " * depth + "  ⎿ " + summary, style="dim"))
+        self._between_answers(Text("  " * depth + "  ⎿ " + shown(summary, self.chrome.file), style="dim"))
 
     def _between_answers(self, line: Text) -> None:
         with self._lock:
@@ -152,9 +155,9 @@ class Terminal:
             while True:
                 try:
                     if self.interactive_output:
-                        answer = PromptSession().prompt(f"{question} [{'/'.join(choices)}] ")
+                        answer = PromptSession().prompt(f"{shown(question, sys.stdout)} [{'/'.join(choices)}] ")
                     else:
-                        sys.stderr.write(f"{question} [{'/'.join(choices)}] ")
+                        sys.stderr.write(f"{shown(question, sys.stderr)} [{'/'.join(choices)}] ")
                         sys.stderr.flush()
                         answer = sys.stdin.readline()
                         if not answer:

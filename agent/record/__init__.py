@@ -3,7 +3,7 @@ and replaying through vcrpy (`cassette`), the tool calls that really ran (`tool_
 --replay-tools answers from), drift reports (`drift`), and reading and checking cassettes
 (`show`, `check`).
 
-May import: `errors`, `conversation`, and vcrpy/yaml/requests. Only `cassette` imports vcrpy, and
+May import: `errors`, `conversation`, `secrets`, and vcrpy/yaml/requests. Only `cassette` imports vcrpy, and
 only a run that records or replays imports it, so a plain run never loads vcrpy. The model client
 does not know about any of it: the CLI mounts a cassette on the client's `requests.Session`, and
 hands the session a ToolRuns as its `tool_runs` hook.

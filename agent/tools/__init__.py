@@ -1,7 +1,7 @@
 """Tools: what a tool is (`base`), the six built-ins (`files`, `shell`, `search`) and the one place
 tool calls are executed (`execute`).
 
-May import: `conversation`, `errors`. Tools reach the session, the workspace and the running agent
+May import: `conversation`, `errors`, `secrets`. Tools reach the session, the workspace and the running agent
 only through the context object they are called with, so nothing here imports a layer above.
 """
 
