@@ -2,14 +2,20 @@
 
 Stdin is read only when it is not a terminal, and never so as to hang: a pipe closed at once (the
 tester's) ends at once; a pipe left open with nothing in it is given up on after a short wait;
-data that stops arriving without the pipe closing ends the read after the same wait.
+data that stops arriving without the pipe closing ends the read after the same wait. Input over
+MAX_BYTES keeps its first MAX_BYTES, with one warning saying so.
 """
 
 from __future__ import annotations
 
+import logging
 import os
 import select
 from typing import IO
+
+from agent.workspace import size_text
+
+log = logging.getLogger("agent")
 
 FIRST_DATA_WAIT_S = 1.0  # how long a silent, open pipe may keep us waiting before we go on
 IDLE_WAIT_S = 1.0  # how long data may pause before what arrived counts as all of it
@@ -44,15 +50,34 @@ def read_piped(stream: IO | None) -> str | None:
         chunks.append(chunk)
         size += len(chunk)
         wait = IDLE_WAIT_S
+    if size >= MAX_BYTES and _more_follows(fd):
+        _warn_cut()
     text = b"".join(chunks).decode("utf-8", errors="replace")
     return text if text.strip() else None
 
 
+def _more_follows(fd: int) -> bool:
+    """Whether the pipe holds more than was kept (waiting no longer than for more data)."""
+    try:
+        ready, _, _ = select.select([fd], [], [], IDLE_WAIT_S)
+        return bool(ready) and bool(os.read(fd, 1))
+    except (OSError, ValueError):
+        return False
+
+
+def _warn_cut() -> None:
+    kept = size_text(MAX_BYTES)
+    log.warning("piped input is over %s: only its first %s were kept", kept, kept)
+
+
 def _read_in_memory(stream: IO) -> str | None:
     try:
-        data = stream.read()
+        data = stream.read(MAX_BYTES + 1)
     except (OSError, ValueError):
         return None
+    if len(data or "") > MAX_BYTES:
+        data = data[:MAX_BYTES]
+        _warn_cut()
     text = data.decode("utf-8", errors="replace") if isinstance(data, bytes) else str(data or "")
     return text if text.strip() else None
 

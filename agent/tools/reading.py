@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import BinaryIO, Iterator
 
 BINARY_SNIFF_BYTES = 8192
-_SKIP_CHUNK = 64 * 1024
+_SKIP_CHUNK = 1024 * 1024  # how much of an over-long line is read past at a time
 
 
 def looks_binary(handle: BinaryIO) -> bool:
