@@ -20,7 +20,7 @@ from agent.permissions.wording import quoted
 from agent.permissions.commands import (RUN_TIME, allow_forms, command_matches, could_match, deny_forms,
                                         harmless_assignments, matches)
 from agent.permissions.runs import command_lines, rebinds
-from agent.permissions.wrappers import Form, command_name, readings
+from agent.permissions.wrappers import Form, command_name, readings, wrapped
 
 _MAX_INNER_DEPTH = 4  # `sh -c "sh -c '...'"` nesting read
 _MAX_COMMANDS = 2_000  # commands read in one line, inner lines included
@@ -207,7 +207,7 @@ def _runs(form: Form) -> Iterator[str | Form | None]:
     """The commands `form` runs besides itself: a wrapper's command (in every reading of its
     options), and its command lines."""
     for reading in readings(form):
-        yield form[reading.start:]
+        yield wrapped(form, reading)
     yield from command_lines(form)
 
 

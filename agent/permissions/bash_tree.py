@@ -276,16 +276,26 @@ class _Reader:
         return unquoted_word(source)
 
     def string(self, node, depth: int) -> Word:
-        """A double-quoted string: literal unless something in it expands."""
-        parts = []
+        """A double-quoted string: literal unless something in it expands. Its text is read from the
+        source between the quotes and the expansions (the grammar leaves line breaks out of its pieces)."""
+        parts, position = [], node.start_byte + 1
         for child in node.named_children:
             if child.type == "string_content":
-                text = re.sub(r'\\([$`"\\])', r"\1", self.text(child).replace("\\\n", ""))
-                parts.append(Word(self.text(child), text, text))
-            else:
-                self.statement(child, depth + 1)
-                parts.append(Word(self.text(child), None))
-        return concatenated(self.text(node), parts)
+                continue
+            parts += self.quoted_text(position, child.start_byte)
+            self.statement(child, depth + 1)
+            parts.append(Word(self.text(child), None))
+            position = child.end_byte
+        return concatenated(self.text(node), parts + self.quoted_text(position, node.end_byte - 1))
+
+    def quoted_text(self, start: int, end: int) -> list[Word]:
+        """The literal text of source[start:end] inside double quotes: `\\$`, `\\``, `\\"`, `\\\\`
+        lose their backslash and a line continuation vanishes."""
+        if end <= start:
+            return []
+        raw = self.source[start:end].decode("utf-8", errors="surrogatepass")
+        text = re.sub(r'\\([$`"\\])', r"\1", raw.replace("\\\n", ""))
+        return [Word(raw, text, text)]
 
 
 def _descendants(node, kinds: tuple[str, ...]):

@@ -15,20 +15,40 @@ _READERS = frozenset(
     "grep egrep fgrep rg ag ack sed awk gawk mawk nawk jq yq cut sort uniq wc diff cmp comm join paste "
     "rev fold fmt pr column expand unexpand iconv tr file source . zcat zless zmore gzip gunzip bzcat "
     "bzip2 xzcat xz lz4cat zstdcat zstd unzip tar zip shasum sha1sum sha256sum sha512sum md5sum cksum "
-    "openssl gpg look split csplit shuf vi vim view nano emacs ed ex scp rsync".split())
+    "openssl gpg look split csplit shuf vi vim view nano emacs ed ex scp rsync ptx sdiff diff3 link "
+    "sh bash zsh dash ksh mksh fish".split())  # a shell reads its script (`bash -v .env` prints it)
 _PATTERN_FIRST = frozenset("grep egrep fgrep rg ag ack sed awk gawk mawk nawk jq yq".split())
 _PATTERN_OPTIONS = frozenset({"-e", "--regexp", "-f", "--file", "--expression"})
-_WRITERS = frozenset("cp mv tee dd touch truncate ln install".split())
+_WRITERS = frozenset("cp mv tee dd touch truncate ln link install mkdir mktemp mkfifo mknod shred rm rmdir "
+                     "unlink chmod chown chgrp gzip gunzip bzip2 xz zstd patch".split())
+# options whose value is a file written: `curl -o`, `wget -O`, `tar -f` (with c/r/u), `split` prefixes
+_WRITTEN_VALUES = {"curl": ("-o", "--output"), "wget": ("-O", "--output-document", "-o", "--output-file"),
+                   "sort": ("-o", "--output"), "patch": ("-o", "--output"), "mktemp": ("-p", "--tmpdir"),
+                   "tar": ("-f", "--file", "-C", "--directory")}
 _UPLOADERS = frozenset({"curl", "wget", "http", "https"})  # `-d @file`, `-T file`, `--post-file=file`
 
 
 def files_of(form: Form) -> tuple[list[Word], list[Word]]:
     """(words read, words written) that `form` names as files, when it is a reader or a writer."""
     name = command_name(form[0]) if form else None
+    written = _option_values(form, _WRITTEN_VALUES.get(name or "", ()))
     if name in _UPLOADERS:
-        return _uploads(form), []
+        return _uploads(form), written
     if name == "xargs":  # `xargs -a FILE` reads its arguments from FILE
-        return [form[i + 1] for i, w in enumerate(form[:-1]) if w.shown in ("-a", "--arg-file")], []
+        return _option_values(form, ("-a", "--arg-file")), []
+    if name == "find":  # `-fprint FILE` and friends write; `-delete` changes every start path
+        return [], _option_values(form, ("-fprint", "-fprint0", "-fprintf", "-fls")) + _find_deletes(form)
+    if name == "tar":  # `tar cf ARCHIVE` / `-cf ARCHIVE`: a cluster with f names the archive
+        first = form[1].shown if len(form) > 1 else ""
+        archive = [form[2]] if re.fullmatch(r"[A-Za-z]*f[A-Za-z]*", first) and len(form) > 2 else []
+        operands = [w for w in _operands(form)[0] if w not in archive]
+        return operands + archive, written + archive
+    if name in ("split", "csplit"):  # the last operand (or `-f PREFIX`) names the files written
+        operands = _operands(form)[0]
+        return operands[:1], operands[-1:] + _option_values(form, ("-f", "--prefix"))
+    if name == "uniq":
+        operands = _operands(form)[0]
+        return operands[:1], operands[1:2]
     if name == "git" and "--no-index" in [w.shown for w in form]:  # `git diff --no-index A B` reads A and B
         return [w for w in form[2:] if not w.shown.startswith("-")], []
     if name not in _READERS and name not in _WRITERS:
@@ -38,18 +58,16 @@ def files_of(form: Form) -> tuple[list[Word], list[Word]]:
     operands, options = _operands(form)
     if name in _PATTERN_FIRST and not options & _PATTERN_OPTIONS and operands:
         operands = operands[1:]
-    written = _values(form, "--output=") + [form[i + 1] for i, w in enumerate(form[:-1]) if w.shown == "-o"] \
-        if name == "sort" else []
     if name == "sed":
         in_place = any(o == "--in-place" or o.startswith(("-i", "--in-place=")) or
                        o.startswith("-") and not o.startswith("--") and "i" in o for o in options)
         return operands, operands if in_place else []
-    if name in ("cp", "install", "ln"):
+    if name in ("cp", "install", "ln", "link"):
         return operands[:-1], operands[-1:] + _targets(form)
     if name == "mv":
         return operands, operands + _targets(form)
-    if name in ("tee", "touch", "truncate"):
-        return [], operands
+    if name in _WRITERS:
+        return (operands if name in ("gzip", "gunzip", "bzip2", "xz", "zstd", "patch") else []), operands + written
     return operands, written
 
 
@@ -67,6 +85,40 @@ def _operands(form: Form) -> tuple[list[Word], set[str]]:
         else:
             operands.append(word)
     return operands, options
+
+
+def _option_values(form: Form, options: tuple[str, ...]) -> list[Word]:
+    """The values of `options` in `form`: the next word, joined (`-aFILE`), or after `=`, a long
+    option also by any unambiguous start (`--arg=FILE` for `--arg-file`)."""
+    found = []
+    for i, word in enumerate(form[1:], start=1):
+        text = word.shown
+        option, joined, value = text.partition("=")
+        if text in options and i + 1 < len(form):
+            found.append(form[i + 1])
+        elif option.startswith("--") and joined and any(o.startswith(option) for o in options if o.startswith("--")):
+            found.append(_value(word))
+        elif re.fullmatch(r"-[A-Za-z0-9]+.*", text) and not text.startswith("--"):
+            for letter in (o[1] for o in options if len(o) == 2):
+                cluster = re.fullmatch(rf"-[A-Za-z0-9]*?{letter}(.*)", text)  # `-so FILE`, `-oFILE`
+                if cluster and cluster.group(1):
+                    value = cluster.group(1)
+                    found.append(Word(value, value if word.text is not None else None, value))
+                elif cluster and i + 1 < len(form):
+                    found.append(form[i + 1])
+    return found
+
+
+def _find_deletes(form: Form) -> list[Word]:
+    """The start paths `find ... -delete` deletes under (`.` when none is given)."""
+    if "-delete" not in [word.shown for word in form]:
+        return []
+    starts = []
+    for word in form[1:]:
+        if word.shown.startswith(("-", "(", "!")):
+            break
+        starts.append(word)
+    return starts or [Word(".", ".", ".")]
 
 
 def _uploads(form: Form) -> list[Word]:

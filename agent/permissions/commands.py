@@ -13,7 +13,7 @@ from functools import lru_cache
 
 from agent.permissions.bash_words import HARMLESS_VARIABLES, SimpleCommand, Word
 from agent.permissions.runs import text_of
-from agent.permissions.wrappers import Form, command_name, harmless_wrapped, readings, without_global_options
+from agent.permissions.wrappers import Form, command_name, harmless_wrapped, readings, without_global_options, wrapped
 
 _MAX_FORMS = 64  # forms kept per command: enough for any real prefix chain
 _SIMPLE_VALUE = re.compile(r"[\w./:,+@%=-]*")
@@ -54,7 +54,7 @@ def _closure(words: Form, harmless: bool) -> list[Form]:
         if harmless:
             steps = [harmless_wrapped(form)]
         else:  # `time { rm x; }` and `timeout 5 ! rm x` as bash or a reader might take them
-            steps = [form[r.start:] for r in readings(form)] + [
+            steps = [wrapped(form, r) for r in readings(form)] + [
                 without_global_options(form), _plain_command_word(form), form[1:] if form[0].source in ("!", "{") else None]
         for step in steps:
             if step and step not in forms and len(forms) < _MAX_FORMS:

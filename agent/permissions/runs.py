@@ -35,20 +35,26 @@ def command_lines(form: Form) -> Iterator[str | Form | None]:
     if name in ("source", "."):
         if len(form) > 1 and _streamed(form[1]):
             yield None
-    if name in ("eval", "watch"):  # both join their words into one line for the shell
-        start = 1 if name == "eval" else _skip_options(words, 1, {"-n", "--interval"})
-        rest = form[start + (words[start:start + 1] == ["--"]):]
+    # `eval` and `watch` join their words into one line for the shell
+    for rest in [form[1 + (words[1:2] == ["--"]):]] if name == "eval" else \
+            [form[r.start:] for r in readings(form)] if name == "watch" else []:
         yield text_of(rest) if all(word.text is not None for word in rest) else None
     if name == "trap":  # `trap 'rm x' EXIT` runs the line when the shell exits
-        rest = [word for word in form[1:] if not word.shown.startswith("-")]
+        rest = _operands(form)
         if len(rest) > 1:
             yield _line(rest[0])
     if name in ("mapfile", "readarray"):  # `-C CALLBACK` is evaluated for each line read
-        for i, word in enumerate(words):
-            if word == "-C" and i + 1 < len(form):
+        for i, word in enumerate(words[1:], start=1):
+            cluster = re.fullmatch(r"-[a-zA-Z]*C(.*)", word)
+            if cluster and cluster.group(1):
+                yield _line(Word(cluster.group(1), cluster.group(1) if form[i].text is not None else None))
+            elif cluster and i + 1 < len(form):
                 yield _line(form[i + 1])
-            elif word.startswith("-C") and len(word) > 2:
-                yield _line(Word(word[2:], word[2:] if form[i].text is not None else None))
+    if name == "xargs":  # `echo rm x | xargs env`: a wrapper left with nothing to run runs its input
+        for reading in readings(form):
+            inner = form[reading.start:]
+            if inner and readings(inner) and all(r.start >= len(inner) for r in readings(inner)):
+                yield None
     if name == "parallel" and ":::" in words:  # with no command, parallel runs its arguments
         yield from (_line(word) for word in form[words.index(":::") + 1:])
     if name == "env":
@@ -58,7 +64,8 @@ def command_lines(form: Form) -> Iterator[str | Form | None]:
         for i, word in enumerate(words):
             if word in ("-exec", "-execdir", "-ok", "-okdir"):
                 end = next((j for j in range(i + 1, len(words)) if words[j] in (";", "+")), len(words))
-                yield form[i + 1:end]
+                # `{}` is each file found: any file, and as a command word any program
+                yield tuple(Word(w.source, None) if "{}" in w.shown else w for w in form[i + 1:end])
     if name == "git":
         yield from _git_lines(form)
 
@@ -68,8 +75,9 @@ def rebinds(form: Form) -> str | None:
     `expand_aliases`), `enable`, `hash -p`, or setting an environment variable such as `PATH` with
     `printf -v`, `read`, `mapfile`, `getopts` or `export`/`declare`."""
     name, words = command_name(form[0]), [word.shown for word in form]
-    if name in ("alias", "enable") or name == "hash" and "-p" in words or name == "shopt" and "expand_aliases" in words:
-        return f"'{name}', which changes what a name runs"
+    if name in ("alias", "enable") or name == "hash" and "-p" in words or name == "shopt" and "expand_aliases" in words \
+            or name == "set" and "posix" in words or name in SHELLS and "--posix" in words:
+        return f"'{name}', which changes what a name runs"  # posix mode expands aliases
     named = []
     if name == "printf":
         named = [words[i + 1] for i, word in enumerate(words[:-1]) if word == "-v"]
@@ -96,8 +104,8 @@ def _shell_lines(form: Form) -> Iterator[str | None]:
             continue
         if not re.fullmatch(r"[-+][A-Za-z]+", word):
             break
-        given = given or word.startswith("-") and "c" in word
-        stdin = stdin or word.startswith("-") and "s" in word
+        given = given or "c" in word  # `bash +c LINE` runs LINE too
+        stdin = stdin or "s" in word
         i += 2 if word[0] in "-+" and re.search(r"[oO]", word[1:]) else 1
     if given:
         if i < len(form):
@@ -136,7 +144,11 @@ def _line(word: Word, value: str | None = None) -> str | None:
     return value if value is not None else word.text
 
 
-def _skip_options(words: list[str], i: int, valued: set[str]) -> int:
-    while i < len(words) and words[i].startswith("-") and words[i] != "--":
-        i += 2 if words[i] in valued else 1
-    return i
+def _operands(form: Form) -> list[Word]:
+    """The words of `form` after its options (a `--` ends them: `trap -- '-x; cmd' EXIT`)."""
+    for i, word in enumerate(form[1:], start=1):
+        if word.shown == "--":
+            return list(form[i + 1:])
+        if not word.shown.startswith("-"):
+            return list(form[i:])
+    return []

@@ -28,10 +28,17 @@ class _Wrapper:
     positionals: int = 0  # words after the options and before the command (timeout's duration)
     harmless: str | None = None  # for allow rules, a regex of the flags it may carry; None: never
     command_options: frozenset[str] = frozenset()  # options whose value is a whole command line
+    optional_positional: bool = False  # `runcon CONTEXT cmd` and `runcon -t TYPE cmd` alike
+
+    @property
+    def dash_is_option(self) -> bool:
+        """Whether a lone `-` is an option (`su -`, `env -`) rather than the command."""
+        return bool(self.command_options) or "-u" in self.value_options
 
 
-def _wrapper(options: str = "", positionals: int = 0, harmless: str | None = None, commands: str = "") -> _Wrapper:
-    return _Wrapper(frozenset(options.split()), positionals, harmless, frozenset(commands.split()))
+def _wrapper(options: str = "", positionals: int = 0, harmless: str | None = None, commands: str = "",
+             optional_positional: bool = False) -> _Wrapper:
+    return _Wrapper(frozenset(options.split()), positionals, harmless, frozenset(commands.split()), optional_positional)
 
 
 WRAPPERS = {
@@ -49,7 +56,7 @@ WRAPPERS = {
     "exec": _wrapper("-a"),
     "env": _wrapper("-u --unset -C --chdir -a --argv0", commands="-S --split-string"),
     "sudo": _wrapper("-u --user -g --group -U --other-user -C --close-from -D --chdir -h --host -p --prompt "
-                     "-r --role -t --type -T --command-timeout"),
+                     "-r --role -t --type -T --command-timeout -R --chroot -c --login-class"),
     "doas": _wrapper("-u -C"),
     "xargs": _wrapper("-I -L -n -P -s -d -E -a --arg-file --max-args --max-procs --max-lines --max-chars "
                       "--delimiter --replace --eof --process-slot-var"),
@@ -58,8 +65,9 @@ WRAPPERS = {
     "taskset": _wrapper(positionals=1),
     "chrt": _wrapper("-T -P -D", 1),
     "flock": _wrapper("-w --wait --timeout -E --conflict-exit-code", 1, commands="-c --command"),
-    "script": _wrapper("-E -T -m -o -O -B -I", commands="-c --command"),
-    "su": _wrapper("-s --shell -g --group", commands="-c --command"),
+    "script": _wrapper("-E -T -m -o -O -B -I --echo --log-in --log-out --log-io --log-timing --logging-format "
+                       "--output-limit", commands="-c --command"),
+    "su": _wrapper("-s --shell -g --group -G --supp-group -w --whitelist-environment", commands="-c --command --session-command"),
     "unbuffer": _wrapper(),
     "strace": _wrapper("-e -o -p -s -u -E"),
     "ltrace": _wrapper("-e -o -p -s -u"),
@@ -76,12 +84,24 @@ WRAPPERS = {
     "runuser": _wrapper("-u --user -g --group -s --shell", commands="-c --command"),
     "systemd-run": _wrapper("-p --property -u --unit -E --setenv --uid --gid --working-directory"),
     "parallel": _wrapper("-j --jobs -S --sshlogin --joblog -a --arg-file --delay --timeout"),
+    "watch": _wrapper("-n --interval -q --equexit"),
+    "prlimit": _wrapper("-p --pid -o --output"),
+    "setpriv": _wrapper("--reuid --regid --groups --inh-caps --ambient-caps --bounding-set --securebits "
+                        "--selinux-label --apparmor-profile --landlock-access --landlock-rule --pdeathsig"),
+    "setarch": _wrapper(positionals=1),
+    "linux32": _wrapper(),
+    "linux64": _wrapper(),
+    "i386": _wrapper(),
+    "x86_64": _wrapper(),
+    "runcon": _wrapper("-u --user -r --role -t --type -l --range", optional_positional=True),
+    "sg": _wrapper(positionals=1, commands="-c"),
 }
 # Options before a subcommand, whose value is the next word: `git -C dir push` runs `git push`.
 
 
 _GLOBAL_OPTIONS = {
-    "git": "-C -c --git-dir --work-tree --namespace --config-env --exec-path --super-prefix",
+    "git": "-C -c --git-dir --work-tree --namespace --config-env --exec-path --super-prefix --shallow-file "
+           "--attr-source --list-cmds",
     "npm": "-C --prefix -w --workspace --userconfig",
     "pnpm": "-C --dir -F --filter --workspace-dir",
     "yarn": "--cwd",
@@ -112,6 +132,9 @@ class Reading:
     lines: tuple[Word, ...] = ()
 
 
+APPENDED = Word("", None)  # the arguments `xargs` adds from its input: decided at run time
+
+
 def readings(form: Form) -> list[Reading]:
     """Every way the wrapper `form` (its command word a wrapper) may be read; [] for others."""
     name = command_name(form[0])
@@ -120,18 +143,46 @@ def readings(form: Form) -> list[Reading]:
         return []
     found: list[Reading] = []
     _read_options(form, wrapper, 1, (), found, wrapper.positionals)
-    return [_after_assignments(form, name, reading) for reading in found]
+    if wrapper.optional_positional:
+        _read_options(form, wrapper, 1, (), found, 1)
+    scattered = _scattered_lines(form, wrapper)  # `su root -c LINE`: options may follow any word
+    return list(dict.fromkeys(_after_assignments(form, name, Reading(r.start, tuple(dict.fromkeys(r.lines + scattered))))
+                              for r in found))
+
+
+def wrapped(form: Form, reading: Reading) -> Form:
+    """The command a reading of the wrapper `form` runs; for `xargs`, with the arguments it adds
+    from its input as one word decided at run time (they may name any file)."""
+    inner = form[reading.start:]
+    return inner + (APPENDED,) if inner and command_name(form[0]) == "xargs" else inner
+
+
+def _scattered_lines(form: Form, wrapper: _Wrapper) -> tuple[Word, ...]:
+    """The words any option giving a command line names, wherever it stands in `form`."""
+    lines: list[Word] = []
+    for i in range(1, len(form)):
+        word = form[i].shown
+        if word.startswith("--"):
+            option, joined, value = word.partition("=")
+            if _long_option(option, wrapper) in wrapper.command_options:
+                lines += [Word(value, value if form[i].text is not None else None)] if joined else list(form[i + 1:i + 2])
+        elif word.startswith("-") and len(word) > 1:
+            lines += _short_cluster(form, i, wrapper, ())[1]
+    return tuple(lines)
 
 
 def _read_options(form: Form, wrapper: _Wrapper, i: int, lines: tuple[Word, ...], found: list[Reading],
                   positionals: int) -> None:
     """Add to `found` each reading of the options from form[i] on; options may follow the
     `positionals` too (`flock FILE -c LINE`)."""
-    while i < len(form) and form[i].shown.startswith("-") and form[i].shown != "-":
+    while i < len(form) and form[i].shown.startswith("-") and (form[i].shown != "-" or wrapper.dash_is_option):
         word = form[i].shown
         if word == "--":
             i += 1
             break
+        if word == "-":  # `su -` and `env -`: a login shell, an empty environment
+            i += 1
+            continue
         if word.startswith("--"):
             option, joined, value = word.partition("=")
             full = _long_option(option, wrapper)
