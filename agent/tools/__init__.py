@@ -1,5 +1,7 @@
-"""Tools: what a tool is (`base`), the six built-ins (`files`, `shell`, `search`) and the one place
-tool calls are executed (`execute`).
+"""Tools: what a tool is (`base`), the six built-ins (`files`, `shell`, `search`), what keeps Read
+and the searches bounded (`reading`: capped lines; `globs`: matching without backtracking;
+`listing`: the files a search sees, within its time limit) and the one place tool calls are
+executed (`execute`).
 
 May import: `conversation`, `errors`, `secrets`. Tools reach the session, the workspace and the running agent
 only through the context object they are called with, so nothing here imports a layer above.
