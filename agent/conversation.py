@@ -122,6 +122,21 @@ def valid_text(text: str) -> str:
     return text.encode("utf-8", errors="replace").decode("utf-8") if _has_surrogates(text) else text
 
 
+def valid_data(value: Any) -> Any:
+    """Decoded JSON (a provider's reply: `"\\ud800"` is valid JSON) with `valid_text` applied to
+    every string in it, keys included; the very same object when nothing needed it."""
+    if isinstance(value, str):
+        return valid_text(value)
+    if isinstance(value, list):
+        items = [valid_data(item) for item in value]
+        return items if any(new is not old for new, old in zip(items, value)) else value
+    if isinstance(value, dict):
+        pairs = [(valid_data(key), valid_data(item)) for key, item in value.items()]
+        changed = any(k is not key or v is not item for (k, v), (key, item) in zip(pairs, value.items()))
+        return dict(pairs) if changed else value
+    return value
+
+
 def _has_surrogates(text: str) -> bool:
     try:
         text.encode("utf-8")
