@@ -2,7 +2,8 @@
 
 Each format module offers `PATH` (appended to the base URL), `encode(...)`, `decode(body)`,
 `error_text(body)` and `assemble(events, on_text)`, which puts a streamed reply back into the body
-a non-streaming request returns (its `*_stream` module), so `decode` reads both.
+a non-streaming request returns (its `*_stream` module), so `decode` reads both. What they parse
+goes through `provider_json`: depth-limited, tool inputs without NaN or Infinity.
 
-May import: `conversation`, `errors` only.
+May import: `conversation`, `errors`, `workspace` only.
 """

@@ -8,6 +8,8 @@ from typing import Any
 from agent.conversation import Reply, Stop, ToolCall, Usage, settle_stop, token_count
 from agent.errors import ProviderError
 from agent.model.wire import chat_stream
+from agent.model.wire.provider_json import NOT_FINITE, has_non_finite
+from agent.workspace import InputLimitError, load_json
 
 assemble = chat_stream.assemble  # this format's stream, put back together for decode
 PATH = "chat/completions"
@@ -190,18 +192,23 @@ def _decode_call(raw: dict, index: int) -> ToolCall:
     text = function.get("arguments")
     if text in (None, ""):
         return call
-    if isinstance(text, dict):
-        call.arguments = text
-        return call
-    try:
-        decoded = json.loads(text)
-    except (TypeError, ValueError, RecursionError) as exc:
-        call.arguments_error = f"the arguments are not valid JSON ({exc}); send a JSON object"
-        return call
-    if isinstance(decoded, dict):
-        call.arguments = decoded
+    if isinstance(text, dict):  # some providers send the object itself (already depth-limited with the body)
+        decoded = text
     else:
+        try:
+            decoded = load_json(text, "the tool input")
+        except InputLimitError as exc:
+            call.arguments_error = f"{exc}; send a flatter JSON object"
+            return call
+        except (TypeError, ValueError) as exc:
+            call.arguments_error = f"the arguments are not valid JSON ({exc}); send a JSON object"
+            return call
+    if not isinstance(decoded, dict):
         call.arguments_error = "the arguments must be a JSON object"
+    elif has_non_finite(decoded):  # refused before anything runs; `{}` goes back in its place
+        call.arguments_error = NOT_FINITE
+    else:
+        call.arguments = decoded
     return call
 
 

@@ -3,9 +3,9 @@ so one decoder reads both. Text is handed on as it arrives."""
 
 from __future__ import annotations
 
-import json
 from typing import Any, Callable, Iterable
 
+from agent.model.wire import provider_json
 from agent.model.wire.messages_stream import BrokenStream
 
 
@@ -21,7 +21,7 @@ def assemble(events: Iterable[tuple[str, str]], on_text: Callable[[str], None]) 
         if data.strip() == "[DONE]":
             break
         try:
-            chunk = json.loads(data)
+            chunk = provider_json.load(data, "a chunk of the provider's stream")
         except ValueError:
             continue
         if not isinstance(chunk, dict):

@@ -8,6 +8,7 @@ from typing import Any
 from agent.conversation import Reply, Stop, ToolCall, Usage, settle_stop, token_count, text_block, tool_use_block
 from agent.errors import ProviderError
 from agent.model.wire import messages_stream
+from agent.model.wire.provider_json import NOT_FINITE, has_non_finite
 
 assemble = messages_stream.assemble  # this format's stream, put back together for decode
 PATH = "v1/messages"
@@ -115,6 +116,8 @@ def _decode_call(block: dict, index: int) -> ToolCall:
     )
     if not isinstance(arguments, dict):
         call.arguments_error = "the input must be a JSON object"
+    elif has_non_finite(arguments):  # refused before anything runs; `{}` goes back in its place
+        call.arguments, call.arguments_error = {}, NOT_FINITE
     return call
 
 

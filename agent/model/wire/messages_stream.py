@@ -3,8 +3,9 @@ one decoder reads both. Text is handed on as it arrives."""
 
 from __future__ import annotations
 
-import json
 from typing import Any, Callable, Iterable
+
+from agent.model.wire import provider_json
 
 
 class BrokenStream(Exception):
@@ -19,7 +20,7 @@ def assemble(events: Iterable[tuple[str, str]], on_text: Callable[[str], None]) 
     partial_json: dict[int, str] = {}
     for _, data in events:
         try:
-            event = json.loads(data)
+            event = provider_json.load(data, "an event of the provider's stream")
         except ValueError:
             continue
         kind = event.get("type") if isinstance(event, dict) else None
@@ -37,7 +38,7 @@ def assemble(events: Iterable[tuple[str, str]], on_text: Callable[[str], None]) 
             if index in partial_json and index in blocks:
                 text = partial_json.pop(index)
                 try:
-                    blocks[index]["input"] = json.loads(text or "{}")
+                    blocks[index]["input"] = provider_json.load(text or "{}", "a tool input in the provider's stream")
                 except ValueError:
                     blocks[index]["input"] = text  # decoded as a call with arguments that are not JSON
         elif kind == "message_delta" and message is not None:
