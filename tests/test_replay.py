@@ -200,7 +200,8 @@ def _bad_cassettes(tmp_path):
     (tmp_path / "empty.yaml").write_text("version: 1\ninteractions: []\n")
     (tmp_path / "other.yaml").write_text("name: not a cassette\n")
     (tmp_path / "folder.yaml").mkdir()
-    one = "interactions:\n- request: {method: POST, uri: 'http://x/v1'}\n  response: {status: {code: 200}, body: {string: ''}}\n"
+    one = ("interactions:\n- request: {method: POST, uri: 'http://x/v1', headers: {}}\n"
+           "  response: {status: {code: 200, message: OK}, headers: {}, body: {string: ''}}\n")
     (tmp_path / "bodyless.yaml").write_text("version: 1\ninteractions:\n- request: {uri: 'http://x'}\n"
                                             "  response: {status: {code: 200}, body: [1, 2]}\n")
     (tmp_path / "runs.yaml").write_text("version: 1\ntool_runs: [just text]\n" + one)

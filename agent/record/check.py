@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agent.errors import UsageError
+from agent.workspace import CASSETTE_FILE_BYTES, FileTooLarge, read_bounded
 
 _CASSETTE = re.compile(r"^interactions:", re.MULTILINE)
 OK, DRIFT, ERROR = "ok", "drift", "error"
@@ -42,8 +43,10 @@ def find_cassettes(paths: list[str]) -> list[str]:
         if not path.is_dir():
             raise UsageError(f"cassette check: {given} is neither a folder nor a file")
         for candidate in sorted(p for pattern in ("*.yaml", "*.yml") for p in path.rglob(pattern)):
-            try:
-                text = candidate.read_text(encoding="utf-8", errors="replace")
+            try:  # a FIFO or device named x.yaml is never opened to wait on
+                text = read_bounded(candidate, CASSETTE_FILE_BYTES).decode("utf-8", errors="replace")
+            except FileTooLarge as error:  # listed, so that its replay says it is too large
+                text = error.head.decode("utf-8", errors="replace")
             except OSError:
                 continue
             if _CASSETTE.search(text):

@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from agent.workspace import load_json
+
 
 def first_difference(recorded: Any, sent: Any, path: str = "$") -> tuple[str, Any, Any] | None:
     """The first place where two JSON values differ, as (path, recorded value, sent value)."""
@@ -41,8 +43,8 @@ def json_body(body: Any) -> Any:
     if isinstance(body, bytes):
         body = body.decode("utf-8", errors="replace")
     try:
-        return json.loads(body) if body else None
-    except ValueError:
+        return load_json(body, "the request body") if body else None
+    except ValueError:  # not JSON, or nested beyond the limit: compared as text
         return body
 
 

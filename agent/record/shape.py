@@ -52,24 +52,22 @@ def _interaction_problem(item: Any) -> str | None:
     status = response.get("status")
     if not (isinstance(status, dict) and isinstance(status.get("code"), int) and not isinstance(status["code"], bool)):
         return "the response's `status` must hold a numeric `code`"
-    if status.get("message") is not None and not isinstance(status["message"], str):
+    if not isinstance(status.get("message"), str):
         return "the response's status `message` must be text"
     for side, part in (("request", request), ("response", response)):
         if not _headers_fit(part.get("headers")):
-            return f"the {side}'s `headers` must be a mapping of names to texts"
+            return f"the {side}'s `headers` must be a mapping of names to texts (vcrpy reads them)"
     for side, value in (("request", request.get("body")), ("response", (response.get("body") or {}).get("string"))):
-        if not _body_fits(value):
+        if not _body_fits(value) or (side == "response" and value is None):  # a replayed response has a body
             return f"the {side}'s body must be text or a JSON structure"
     return None
 
 
 def _headers_fit(headers: Any) -> bool:
-    if headers is None:
-        return True
     if not isinstance(headers, dict):
         return False
-    return all(isinstance(name, str) and (isinstance(value, str) or (
-        isinstance(value, list) and all(isinstance(item, str) for item in value))) for name, value in headers.items())
+    return all(isinstance(name, str) and (isinstance(value, str) or (  # vcrpy reads a list's first value
+        isinstance(value, list) and value and all(isinstance(item, str) for item in value))) for name, value in headers.items())
 
 
 def _body_fits(value: Any) -> bool:

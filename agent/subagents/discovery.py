@@ -116,7 +116,7 @@ def parse_cli_agents(value: str, cwd: Path | None = None) -> dict[str, AgentDefi
     the file cannot be read, the JSON is invalid or not an object, or an entry is unusable."""
     text, origin = json_option("--agents", value, cwd if cwd is not None else Path.cwd())
     try:
-        data = load_json(text, "the definitions")
+        data = load_json(text, "the value")
     except ValueError as error:
         raise UsageError(f"--agents: invalid JSON in {origin} ({first_line(error)})") from None
     if not isinstance(data, dict):
