@@ -288,3 +288,22 @@ def _nested(value, depth: int):
     for _ in range(depth):
         value = [value]
     return value
+
+
+@pytest.mark.parametrize("target", ["/dev/zero", "fifo"])
+def test_skill_and_agent_files_that_are_not_regular_files_are_one_warning_each(tmp_path, home, warnings, target):
+    from agent.skills.discovery import discover_skills
+    from agent.subagents.discovery import discover_agents
+
+    if target == "fifo":
+        os.mkfifo(tmp_path / "fifo")
+        target = tmp_path / "fifo"
+    project = tmp_path / "project"
+    for path in (project / ".claude/skills/zero/SKILL.md", project / ".claude/agents/zero.md"):
+        path.parent.mkdir(parents=True)
+        path.symlink_to(target)
+    with bounded(seconds=20, megabytes=1024):
+        skills, agents = discover_skills(project, home), discover_agents(project, home)
+    assert skills == [] and "zero" not in agents
+    assert len(warnings) == 2 and all("not a regular file" in line for line in warnings), warnings
+    assert "skills/zero/SKILL.md" in warnings[0] and "agents/zero.md" in warnings[1]
