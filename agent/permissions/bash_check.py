@@ -15,18 +15,17 @@ from typing import Any, Iterator
 
 from agent.permissions.bash_tree import analyse
 from agent.permissions.bash_words import Analysis, SimpleCommand, Word
-from agent.permissions.command_files import files_of
+from agent.permissions.command_files import files_of, moves_folder
 from agent.permissions.wording import quoted
-from agent.permissions.commands import (RUN_TIME, allow_forms, command_matches, could_match, deny_forms,
-                                        harmless_assignments, matches)
+from agent.permissions.commands import (RUN_TIME, allow_forms, argument_safe, command_matches, could_match,
+                                        deny_forms, harmless_assignments, matches)
 from agent.permissions.runs import command_lines, rebinds
 from agent.permissions.wrappers import Form, command_name, readings, wrapped
 
 _MAX_INNER_DEPTH = 4  # `sh -c "sh -c '...'"` nesting read
 _MAX_COMMANDS = 2_000  # commands read in one line, inner lines included
-_CHANGES_FOLDER = ("cd", "pushd", "popd")
 _MOVING_PATHS = ("/proc/", "/dev/fd/")  # `/proc/self/cwd/../.env` leads where the process stands
-_QUIET_FILES = ("/dev/null", "/dev/stdout", "/dev/stderr")  # redirections to these write nothing
+_STANDARD_STREAMS = ("/dev/stdout", "/dev/stderr", "/dev/fd/1", "/dev/fd/2")
 
 
 @dataclass(frozen=True)
@@ -70,7 +69,7 @@ def judge(policy: Any, command: str) -> Verdict:
     if len(analysis.commands) > 1 and any(spec and command_matches(spec, command, whole=True) for _, spec in allow):
         return Verdict(True, "allowed by an exact rule for the whole command")
     for simple in analysis.commands:
-        if _approved(policy, simple, 0) is None:
+        if _approved(policy, simple, 0, _assigned(analysis)) is None:
             suggestion = _suggestion(simple)
             return Verdict(False, kind="approval", subject=_subject(simple, command),
                            ways=(f"--allowedTools '{suggestion}'",), suggestion=suggestion)
@@ -145,7 +144,7 @@ def _writes_refusal(policy: Any, found: Analysis, command: str, needs_sensitive_
     sensitive file, or a target decided at run time), or None."""
     for word in _files(found)[1]:
         path = _path_text(word, found)
-        if path in _QUIET_FILES:
+        if _quiet(path, found):
             continue
         problem = policy.write_problem(path, sensitive_only=needs_sensitive_only)
         if problem is None:
@@ -164,6 +163,9 @@ def _files(found: Analysis) -> tuple[list[Word], list[Word]]:
     """The words the line reads and writes as files: redirections, and what readers and writers name."""
     reads = [r.target for r in found.redirects if r.reads and r.target is not None]
     writes = [r.target for r in found.redirects if r.writes and r.target is not None]
+    reopened = [r.target for r in found.redirects if r.fd in ("1", "2") and not r.writes and r.target is not None]
+    if reopened and any(word.text in _STANDARD_STREAMS for word in writes):
+        writes += reopened  # `1<.git/config >/dev/stdout` writes .git/config
     for simple in found.commands:
         for form in deny_forms(simple):
             read, written = files_of(form)
@@ -172,13 +174,22 @@ def _files(found: Analysis) -> tuple[list[Word], list[Word]]:
     return reads, writes
 
 
+def _quiet(path: str | None, found: Analysis) -> bool:
+    """Whether a write to `path` writes no file: `/dev/null`, or the standard streams while the
+    line reopens neither on a file (`1<.git/config >/dev/stdout` writes `.git/config`)."""
+    if path == "/dev/null":
+        return True
+    reopened = any(r.fd in ("1", "2") and not r.writes or r.operator == "<>" for r in found.redirects)
+    return path in _STANDARD_STREAMS and not reopened
+
+
 def _path_text(word: Word, found: Analysis) -> str | None:
     """The path a file word names, or None when run time decides it (also a relative path after a
     `cd`, which moves where it leads)."""
     if word.text is None or not word.text or word.text.startswith(_MOVING_PATHS):
         return None
-    moved = any(form and command_name(form[0]) in _CHANGES_FOLDER
-                for simple in found.commands for form in deny_forms(simple))  # `builtin cd`, `command cd`
+    moved = any(form and moves_folder(form)  # `builtin cd`, `env -C DIR`, `find -execdir`
+                for simple in found.commands for form in deny_forms(simple))
     if moved and not (os.path.isabs(word.text) or word.text.startswith("~")):
         return None
     return word.text
@@ -190,13 +201,16 @@ def _run_time_words(analysis: Analysis) -> list[str]:
             for simple in analysis.commands if simple.words and simple.words[0].text is None]
 
 
-def _approved(policy: Any, simple: SimpleCommand, depth: int) -> str | None:
-    """The allow rule that approves `simple` and everything it runs, or None."""
+def _approved(policy: Any, simple: SimpleCommand, depth: int, assigned: frozenset[str] = frozenset()) -> str | None:
+    """The allow rule that approves `simple` and everything it runs, or None. `assigned`: the
+    variables the line sets, whose values it controls."""
     if not simple.words:
         return "a harmless assignment" if harmless_assignments(simple) else None
     for form in allow_forms(simple):
         if form[0].text is None or any(char.isspace() for char in form[0].text):
             continue  # `'ls ./x'` runs a program called `ls ./x`, which no `ls` rule means
+        if not argument_safe(form[0]) and any(w.substituted or set(w.variables) & assigned for w in form[1:]):
+            continue  # `git log $(echo --output=.git/config)`: options the line itself makes up
         rule = next((text for text, spec in policy.bash_rules("allow") if spec is not None and matches(spec, form)), None)
         if rule and all(_inner_approved(policy, inner, depth) for inner in _runs(form)):
             return rule
@@ -206,9 +220,19 @@ def _approved(policy: Any, simple: SimpleCommand, depth: int) -> str | None:
 def _runs(form: Form) -> Iterator[str | Form | None]:
     """The commands `form` runs besides itself: a wrapper's command (in every reading of its
     options), and its command lines."""
+    if command_name(form[0]) == "env" and not harmless_assignments(
+            SimpleCommand("", tuple(_env_assignments(form)), ())):
+        yield None  # `env PATH=./bin find .` runs the repository's find
     for reading in readings(form):
         yield wrapped(form, reading)
     yield from command_lines(form)
+
+
+def _env_assignments(form: Form) -> Iterator[tuple[str, Word]]:
+    for word in form[1:]:
+        name, equals, value = word.shown.partition("=")
+        if equals and name.isidentifier():
+            yield name, Word(value, value if word.text is not None else None)
 
 
 def _inner_approved(policy: Any, inner: str | Form | None, depth: int) -> bool:
@@ -218,7 +242,18 @@ def _inner_approved(policy: Any, inner: str | Form | None, depth: int) -> bool:
         return not inner or _approved(policy, SimpleCommand("", (), inner), depth + 1) is not None
     nested = analyse(inner)
     return not nested.problems and not _run_time_words(nested) and all(
-        _approved(policy, simple, depth + 1) for simple in nested.commands)
+        _approved(policy, simple, depth + 1, _assigned(nested)) for simple in nested.commands)
+
+
+def _assigned(analysis: Analysis) -> frozenset[str]:
+    """The variables a line sets: assignments, loops, and what `read`, `mapfile`, `getopts` and
+    `printf -v` fill."""
+    names = set(analysis.assigned)
+    for simple in analysis.commands:
+        words = [word.shown for word in simple.words]
+        if words and words[0] in ("read", "mapfile", "readarray", "getopts", "printf"):
+            names.update(word for word in words[1:] if word.isidentifier())
+    return frozenset(names)
 
 
 def _suggestion(simple: SimpleCommand) -> str:

@@ -15,6 +15,8 @@ _BEFORE_COMMENT = frozenset(b" \t\n;&|()<>")
 _SUBSCRIPT_SUBSTITUTION = re.compile(r"\[[^\]]*(?:\$\(|`)")  # `a[$(cmd)]`: run when evaluated as a name
 # variables bash runs later, or that change what a name runs
 LATER_RUN = re.compile(r"PS[0-4]|PROMPT_COMMAND|BASH_ENV|ENV|BASH_FUNC_.*|BASH_CMDS|BASH_ALIASES|POSIXLY_CORRECT|SHELLOPTS")
+_SUBSTITUTION = re.compile(r"\$\(|`")
+_UNREAD_SUBSTITUTION = re.compile(r"(?<!\\)(?:\\\\)*(?:\$\(|`|[<>]\()")  # unescaped `$(`, backquote, `<(`, `>(`
 _ARITHMETIC_TEST = re.compile(r"\s-(?:eq|ne|lt|le|gt|ge|v|R)\s")
 _LITERALS = frozenset({"raw_string", "string_content", "word", "heredoc_content", "ansi_c_string", "heredoc_body"})
 
@@ -59,6 +61,10 @@ def _suspect(source: bytes, node) -> str | None:
     kind, body = node.type, source[node.start_byte:node.end_byte].decode("utf-8", errors="surrogatepass")
     if kind == "command" and _bare_line_break(source, node):
         return "a line break inside one command, where bash ends the command"
+    if kind in ("word", "regex", "extglob_pattern") and not node.children and _UNREAD_SUBSTITUTION.search(body):
+        return "a substitution the grammar left as text (inside ${...}, a [[ =~ ]] pattern, ...)"
+    if kind == "raw_string" and _SUBSTITUTION.search(body) and _inside_quoted_expansion(node):
+        return "single quotes inside a double-quoted ${...}, which bash reads as plain characters"
     if kind == "comment" and not _comment_starts_a_word(source, node.start_byte):
         return "a '#' that bash reads as part of a word, not as a comment"
     if kind in _LITERALS and (kind != "heredoc_body" or not node.named_children) and _SUBSCRIPT_SUBSTITUTION.search(body):
@@ -94,6 +100,17 @@ def _bare_line_break(source: bytes, command) -> bool:
             slashes = len(source[command.start_byte:index]) - len(source[command.start_byte:index].rstrip(b"\\"))
             if slashes % 2 == 0:
                 return True
+    return False
+
+
+def _inside_quoted_expansion(node) -> bool:
+    """Whether `node` lies in a `${...}` that lies in a double-quoted string."""
+    parent, seen_expansion = node.parent, False
+    while parent is not None:
+        seen_expansion = seen_expansion or parent.type == "expansion"
+        if parent.type == "string" and seen_expansion:
+            return True
+        parent = parent.parent
     return False
 
 

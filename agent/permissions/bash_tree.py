@@ -115,6 +115,8 @@ class _Reader:
             return self.problem(f"a construct the checker does not know ({kind})")
         if kind == "extglob_pattern":
             return self.problem("an extended glob pattern")
+        if kind == "for_statement" and (variable := node.child_by_field_name("variable")) is not None:
+            self.found.assigned.add(self.text(variable))
         if kind == "command_substitution" and self.text(node).startswith("`") and "\\" in self.text(node):
             # inside backquotes `\`` starts a nested substitution the grammar reads as text
             self.merge(analyse(_unbackquoted(self.text(node)[1:-1])))
@@ -171,6 +173,7 @@ class _Reader:
         name_node = node.child_by_field_name("name") or node.children[0]
         value_node = node.child_by_field_name("value")
         name = self.text(name_node)
+        self.found.assigned.add(name.split("[")[0])
         if name_node.type == "variable_name" and not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
             self.problem(f"'{_clip(name)}=', which bash runs as a command, not an assignment")
         if name_node.type != "variable_name":  # `a[$(cmd)]=1`: the subscript is read, and it is not plain
@@ -187,7 +190,12 @@ class _Reader:
             return self.found.redirects.append(Redirect("<<", None))
         targets = [child for child in node.named_children if child.type not in ("file_descriptor",)]
         target = self.word(targets[-1], depth) if targets else None
-        self.found.redirects.append(Redirect(operator, target))
+        fd = next((self.text(child) for child in node.named_children if child.type == "file_descriptor"), "")
+        if target is not None and re.match(r"/dev/(?:tcp|udp)/", target.text or target.prefix):
+            self.problem("a /dev/tcp or /dev/udp redirection, which opens a network connection")
+        elif target is not None and target.text is None and target.prefix.startswith("/dev/"):
+            self.problem("a redirection to a /dev path decided at run time")
+        self.found.redirects.append(Redirect(operator, target, fd))
 
     def heredoc(self, node, depth: int) -> None:
         """A here-document's body expands like a double-quoted string unless its delimiter is quoted.
@@ -254,8 +262,7 @@ class _Reader:
         source, kind = self.text(node), node.type
         if kind in _DYNAMIC or kind not in ("word", "number", "raw_string", "string", "ansi_c_string",
                                             "translated_string", "concatenation"):
-            self.statement(node, depth + 1)
-            return Word(source, None)
+            return self.dynamic(node, depth)
         if kind == "number":
             return Word(source, source, source)
         if kind == "raw_string":
@@ -283,10 +290,22 @@ class _Reader:
             if child.type == "string_content":
                 continue
             parts += self.quoted_text(position, child.start_byte)
-            self.statement(child, depth + 1)
-            parts.append(Word(self.text(child), None))
+            parts.append(self.dynamic(child, depth))
             position = child.end_byte
         return concatenated(self.text(node), parts + self.quoted_text(position, node.end_byte - 1))
+
+    def dynamic(self, node, depth: int) -> Word:
+        """A piece of a word that expansion decides: read for the commands in it, and marked with
+        the variables it reads and whether a command's output is part of it."""
+        self.statement(node, depth + 1)
+        names, substituted, stack = [], node.type in ("command_substitution", "process_substitution"), [node]
+        while stack:
+            current = stack.pop()
+            if current.type in ("variable_name", "special_variable_name"):
+                names.append(self.text(current))
+            substituted = substituted or current.type in ("command_substitution", "process_substitution")
+            stack.extend(current.children)
+        return Word(self.text(node), None, "", tuple(dict.fromkeys(names)), substituted)
 
     def quoted_text(self, start: int, end: int) -> list[Word]:
         """The literal text of source[start:end] inside double quotes: `\\$`, `\\``, `\\"`, `\\\\`

@@ -25,6 +25,8 @@ class Word:
     source: str
     text: str | None
     prefix: str = ""
+    variables: tuple[str, ...] = ()  # the variables its value depends on
+    substituted: bool = False  # whether a command's output is part of it (`$(...)`, `<(...)`)
 
     @property
     def shown(self) -> str:
@@ -34,10 +36,12 @@ class Word:
 
 @dataclass(frozen=True)
 class Redirect:
-    """A redirection: its operator (`>`, `>>`, `<`, `<<<`, `&>`, `>&`, ...) and its target word."""
+    """A redirection: its operator (`>`, `>>`, `<`, `<<<`, `&>`, `>&`, ...), its target word and the
+    file descriptor written before it (`2>`), if any."""
 
     operator: str
     target: Word | None
+    fd: str = ""
 
     @property
     def writes(self) -> bool:
@@ -69,14 +73,17 @@ class Analysis:
     commands: list[SimpleCommand] = field(default_factory=list)
     redirects: list[Redirect] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)  # constructs not understood, each named
+    assigned: set[str] = field(default_factory=set)  # variables the line itself sets
 
 
 def concatenated(source: str, parts: list[Word]) -> Word:
     """One word made of `parts`: literal only when every part is."""
+    variables = tuple(dict.fromkeys(name for part in parts for name in part.variables))
+    substituted = any(part.substituted for part in parts)
     prefix = ""
     for part in parts:
         if part.text is None:
-            return Word(source, None, prefix + part.prefix)
+            return Word(source, None, prefix + part.prefix, variables, substituted)
         prefix += part.text
     return Word(source, prefix, prefix)
 

@@ -22,7 +22,8 @@ _PATTERN_OPTIONS = frozenset({"-e", "--regexp", "-f", "--file", "--expression"})
 _WRITERS = frozenset("cp mv tee dd touch truncate ln link install mkdir mktemp mkfifo mknod shred rm rmdir "
                      "unlink chmod chown chgrp gzip gunzip bzip2 xz zstd patch".split())
 # options whose value is a file written: `curl -o`, `wget -O`, `tar -f` (with c/r/u), `split` prefixes
-_WRITTEN_VALUES = {"curl": ("-o", "--output"), "wget": ("-O", "--output-document", "-o", "--output-file"),
+_WRITTEN_VALUES = {"git": ("--output",), "pytest": ("--junitxml", "--junit-xml", "--basetemp", "--debug"),
+                   "curl": ("-o", "--output"), "wget": ("-O", "--output-document", "-o", "--output-file"),
                    "sort": ("-o", "--output"), "patch": ("-o", "--output"), "mktemp": ("-p", "--tmpdir"),
                    "tar": ("-f", "--file", "-C", "--directory")}
 _UPLOADERS = frozenset({"curl", "wget", "http", "https"})  # `-d @file`, `-T file`, `--post-file=file`
@@ -52,7 +53,7 @@ def files_of(form: Form) -> tuple[list[Word], list[Word]]:
     if name == "git" and "--no-index" in [w.shown for w in form]:  # `git diff --no-index A B` reads A and B
         return [w for w in form[2:] if not w.shown.startswith("-")], []
     if name not in _READERS and name not in _WRITERS:
-        return [], []
+        return [], written
     if name == "dd":
         return _values(form, "if="), _values(form, "of=")
     operands, options = _operands(form)
@@ -69,6 +70,18 @@ def files_of(form: Form) -> tuple[list[Word], list[Word]]:
     if name in _WRITERS:
         return (operands if name in ("gzip", "gunzip", "bzip2", "xz", "zstd", "patch") else []), operands + written
     return operands, written
+
+
+def moves_folder(form: Form) -> bool:
+    """Whether `form` runs in another folder than the line's, so its relative paths lead elsewhere:
+    `cd`, `pushd`, `popd`, `env -C DIR`, `sudo -D DIR`, `find -execdir`, `git -C DIR`."""
+    name, words = command_name(form[0]), [word.shown for word in form]
+    if name in ("cd", "pushd", "popd"):
+        return True
+    if name == "find":
+        return any(word in ("-execdir", "-okdir") for word in words)
+    options = {"env": ("-C", "--chdir"), "sudo": ("-D", "--chdir"), "git": ("-C",)}.get(name or "", ())
+    return bool(options) and bool(_option_values(form, options))
 
 
 def _operands(form: Form) -> tuple[list[Word], set[str]]:
@@ -94,8 +107,9 @@ def _option_values(form: Form, options: tuple[str, ...]) -> list[Word]:
     for i, word in enumerate(form[1:], start=1):
         text = word.shown
         option, joined, value = text.partition("=")
-        if text in options and i + 1 < len(form):
-            found.append(form[i + 1])
+        if (text in options or text.startswith("--") and len(text) > 3 and not joined
+                and any(o.startswith(text) for o in options if o.startswith("--"))) and i + 1 < len(form):
+            found.append(form[i + 1])  # `--output FILE`, `--out FILE`
         elif option.startswith("--") and joined and any(o.startswith(option) for o in options if o.startswith("--")):
             found.append(_value(word))
         elif re.fullmatch(r"-[A-Za-z0-9]+.*", text) and not text.startswith("--"):

@@ -32,6 +32,17 @@ def deny_forms(command: SimpleCommand) -> list[Form]:
     return forms + [assigned[i:] + command.words for i in range(len(assigned))]
 
 
+# Programs no argument can make run a command or write a file, so an argument the line makes up at
+# run time (`cat $(git ls-files)`) is safe to approve; for any other program it is not.
+_ARGUMENT_SAFE = frozenset("echo cat head tail wc ls grep egrep fgrep file stat du basename dirname realpath "
+                           "readlink cut tr nl tac rev md5sum sha1sum sha256sum sha512sum true false test [".split())
+
+
+def argument_safe(word: Word) -> bool:
+    """Whether the program `word` names takes any argument harmlessly (see `_ARGUMENT_SAFE`)."""
+    return word.text in _ARGUMENT_SAFE
+
+
 def harmless_assignments(command: SimpleCommand) -> bool:
     """Whether every `VAR=value` of `command` sets a variable that changes only how tools print or
     build, to a plain value."""

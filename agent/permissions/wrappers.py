@@ -132,7 +132,7 @@ class Reading:
     lines: tuple[Word, ...] = ()
 
 
-APPENDED = Word("", None)  # the arguments `xargs` adds from its input: decided at run time
+APPENDED = Word("", None, substituted=True)  # the arguments `xargs` adds from its input: decided at run time
 
 
 def readings(form: Form) -> list[Reading]:
