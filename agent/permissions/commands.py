@@ -34,7 +34,7 @@ def deny_forms(command: SimpleCommand) -> list[Form]:
 
 # Programs no argument can make run a command or write a file, so an argument the line makes up at
 # run time (`cat $(git ls-files)`) is safe to approve; for any other program it is not.
-_ARGUMENT_SAFE = frozenset("echo cat head tail wc ls grep egrep fgrep file stat du basename dirname realpath "
+_ARGUMENT_SAFE = frozenset("echo cat head tail wc ls grep egrep fgrep stat du basename dirname realpath "
                            "readlink cut tr nl tac rev md5sum sha1sum sha256sum sha512sum true false test [".split())
 
 
