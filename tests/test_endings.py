@@ -88,7 +88,7 @@ def test_sigterm_and_sighup_end_the_commands_the_agent_started(tmp_path, provide
                      text("never sent"))
         process = start(tmp_path, agent_env(tmp_path, provider, model), "-p", "Wait for it.",
                         "--dangerously-skip-permissions")
-        assert wait_for(lambda: (work / "fg.pid").is_file() and (work / "fg.pid").read_text().strip(), 30)
+        assert wait_for(lambda: (work / "fg.pid").is_file() and (work / "fg.pid").read_text().strip(), 60)
         pids = [int((work / name).read_text()) for name in ("bg.pid", "fg.pid")]
         assert all(alive(pid) for pid in pids)
         sent = time.monotonic()
@@ -159,7 +159,7 @@ def test_a_first_recording_cut_short_leaves_no_cassette_and_says_so(tmp_path, pr
         model.script(call("Bash", command="echo started"), text("too late", delay_s=30))
         process = start(tmp_path, agent_env(tmp_path, provider, model), "-p", "Start and wait.",
                         "--record", str(cassette), "--dangerously-skip-permissions")
-        assert wait_for(lambda: len(model.requests) >= 2, 30)
+        assert wait_for(lambda: len(model.requests) >= 2, 60)
         process.send_signal(signum)
         code, out, err = finish(process, timeout=20)
     finally:
