@@ -139,7 +139,7 @@ def build_session(args: argparse.Namespace, environment: Environment, observer=N
     skills = {skill.name: skill for skill in (found if trusted else without_project_grants(found, cwd, home))}
     agents = discover_agents(cwd, home, args.agents, cache)
     cache.report()
-    if not args.replay_tools:  # --replay-tools changes nothing on disk
+    if not args.replay_tools and getattr(args, "home_writable", True):  # --replay-tools changes nothing on disk
         cache.save()
     policy = load_policy(cwd, home, args.permission_mode, args.allowed_tools, args.disallowed_tools,
                          args.dangerously_skip_permissions, extra_settings=args.settings,
@@ -205,7 +205,8 @@ def _sessions(args: argparse.Namespace, home: Path, cwd: Path):
         except OSError as error:
             raise UsageError(f"cannot read the session {path}: {error.strerror or error}") from None
     session_id = session_id or str(uuid.uuid4())
-    transcripts = None if args.no_session_persistence else Transcripts(home, cwd, session_id)
+    persist = not args.no_session_persistence and getattr(args, "home_writable", True)  # see cli.home
+    transcripts = Transcripts(home, cwd, session_id) if persist else None
     return session_id, transcripts, history
 
 
