@@ -1,6 +1,6 @@
 """The one redaction rule. Each registered value is found as itself, JSON-escaped (once or twice),
 URL-encoded, hex, and base64 or base64url at each of the three alignments a value can take inside
-a base64 group (what `base64` makes of a file holding it), with line breaks (or JSON's `\\n`)
+a base64 group (what `base64` makes of a file holding it); a base64 or hex one also with line breaks (or JSON's `\\n`)
 anywhere in it, as `base64` wraps long lines. A match becomes `[NAME redacted]`.
 
 Values shorter than MIN_LENGTH are never registered: redacting them would eat ordinary text."""
@@ -17,12 +17,13 @@ from urllib.parse import quote, quote_plus
 MIN_LENGTH = 8
 SECRET_WORDS = frozenset({"KEY", "TOKEN", "SECRET", "PASSWORD"})
 # a line break as written, or as JSON writes it inside a string
-_BREAK = r"(?:\r?\n|(?:\\r)?\\n)?"
+_BREAK = re.compile(r"\r?\n|(?:\\r)?\\n")
+# lines of base64 or hex, which `base64` (76 columns) or `fold` may have wrapped a secret across
+_WRAPPED = re.compile(r"[A-Za-z0-9+/_-]+(?:(?:\r?\n|(?:\\r)?\\n)[A-Za-z0-9+/_-]+)+")
 
 _lock = threading.Lock()
 _values: dict[str, str] = {}  # name -> value
-_pattern: re.Pattern[str] | None = None
-_names: dict[str, str] = {}  # each form -> the name it redacts to
+_forms_by_length: list[tuple[str, str]] = []  # (form, name), the longest first
 
 
 def is_secret_name(name: str) -> bool:
@@ -33,7 +34,7 @@ def is_secret_name(name: str) -> bool:
 
 def register(values: Mapping[str, str]) -> None:
     """Make `values` (name -> value) the secrets of this run, replacing any registered before."""
-    global _pattern
+    global _forms_by_length
     kept = {name: value for name, value in values.items() if isinstance(value, str) and len(value) >= MIN_LENGTH}
     forms: dict[str, str] = {}
     for name, value in sorted(kept.items(), key=lambda item: -len(item[1])):
@@ -42,11 +43,8 @@ def register(values: Mapping[str, str]) -> None:
     with _lock:
         _values.clear()
         _values.update(kept)
-        _names.clear()
-        _names.update(forms)
         # the longest form first, so a value inside another's encoding cannot leave part of it
-        branches = [_BREAK.join(re.escape(char) for char in form) for form in sorted(forms, key=len, reverse=True)]
-        _pattern = re.compile("|".join(branches)) if branches else None
+        _forms_by_length = sorted(forms.items(), key=lambda item: -len(item[0]))
 
 
 def registered() -> dict[str, str]:
@@ -57,15 +55,35 @@ def registered() -> dict[str, str]:
 
 def redact(text: str) -> str:
     """`text` with every registered secret, in any of its forms, replaced by `[NAME redacted]`."""
-    pattern = _pattern
-    if pattern is None or not isinstance(text, str) or not text:
+    forms = _forms_by_length
+    if not forms or not isinstance(text, str) or len(text) < MIN_LENGTH:
         return text
-    return pattern.sub(_marker, text)
+    text = _replaced(text, forms)
+    if "\n" in text or "\\n" in text:  # a line break, or JSON's
+        shortest = len(forms[-1][0])
+        text = _WRAPPED.sub(lambda match: _unwrapped(match.group(0), forms, shortest), text)
+    return text
+
+
+def _replaced(text: str, forms: list[tuple[str, str]]) -> str:
+    for form, name in forms:
+        if form in text:
+            text = text.replace(form, f"[{name} redacted]")
+    return text
+
+
+def _unwrapped(block: str, forms: list[tuple[str, str]], shortest: int) -> str:
+    """A block of wrapped lines as it was, or joined into one line with the secrets in it redacted."""
+    if len(block) < shortest:
+        return block
+    joined = _BREAK.sub("", block)
+    redacted = _replaced(joined, forms)
+    return block if redacted == joined else redacted
 
 
 def redact_data(value: Any) -> Any:
     """`value` (JSON-like: dicts, lists, strings) with `redact` applied to every string in it, keys too."""
-    if _pattern is None:
+    if not _forms_by_length:
         return value
     if isinstance(value, str):
         return redact(value)
@@ -74,11 +92,6 @@ def redact_data(value: Any) -> Any:
     if isinstance(value, dict):
         return {redact_data(key): redact_data(item) for key, item in value.items()}
     return value
-
-
-def _marker(match: re.Match[str]) -> str:
-    found = re.sub(r"\r?\n|(?:\\r)?\\n", "", match.group(0))
-    return f"[{_names.get(found, 'secret')} redacted]"
 
 
 def _forms(value: str) -> set[str]:
