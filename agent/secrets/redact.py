@@ -1,7 +1,8 @@
 """The one redaction rule. Each registered value is found as itself, JSON-escaped (once or twice),
 URL-encoded, hex, and base64 or base64url at each of the three alignments a value can take inside
-a base64 group (what `base64` makes of a file holding it); a base64 or hex one also with line breaks (or JSON's `\\n`)
-anywhere in it, as `base64` wraps long lines. A match becomes `[NAME redacted]`.
+a base64 group (what `base64` makes of a file holding it); a base64 or hex form also with line
+breaks (or JSON's `\\n`) anywhere in it, as `base64` wraps long lines. A match becomes
+`[NAME redacted]`.
 
 Values shorter than MIN_LENGTH are never registered: redacting them would eat ordinary text."""
 
