@@ -15,11 +15,13 @@ import re
 import threading
 import time
 import uuid
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from agent.conversation import repaired
 from agent.errors import UsageError
+from agent.secrets import redact
 from agent.workspace import TRANSCRIPT_FILE_BYTES, append_text, load_json, read_bounded, special_file
 
 log = logging.getLogger("agent")
@@ -38,7 +40,10 @@ def project_folder(home: Path, cwd: Path) -> Path:
 
 
 def latest_session(home: Path, cwd: Path) -> str | None:
-    """The id of the most recently written main conversation of `cwd`, or None."""
+    """The id of the most recently written main conversation of `cwd`, or None: by the time its
+    last message was recorded (the file's modification time when it records none). A time in
+    the future is no time it was written (a skewed clock, a copied file): such a transcript ranks
+    by its latest time that is not, else as the oldest, so it cannot win every --continue."""
     try:
         files = [entry for entry in os.scandir(project_folder(home, cwd))
                  if entry.name.endswith(".jsonl") and entry.is_file()]
@@ -46,8 +51,42 @@ def latest_session(home: Path, cwd: Path) -> str | None:
         return None
     if not files:
         return None
-    newest = max(files, key=lambda entry: (entry.stat().st_mtime_ns, entry.name))
+    now = time.time() + _CLOCK_SLACK_S
+    newest = max(files, key=lambda entry: (_written_at(entry, now), entry.name))
     return newest.name.removesuffix(".jsonl")
+
+
+_CLOCK_SLACK_S = 60.0
+_TAIL_BYTES = 256 * 1024  # where the last messages of a transcript are looked for
+_TIMESTAMP = re.compile(rb'"timestamp":\s*"([^"\\]{1,40})"')  # the entry's own field, never text inside a string
+
+
+def _written_at(entry: os.DirEntry, now: float) -> tuple[float, float]:
+    """When the transcript at `entry` was last written, as far as it says (its last recorded
+    time up to `now`, then its modification time up to `now`, which orders sessions of the same
+    second); 0 for what it does not say."""
+    try:
+        with open(entry.path, "rb") as handle:
+            size = os.fstat(handle.fileno()).st_size
+            handle.seek(max(0, size - _TAIL_BYTES))
+            tail = handle.read(_TAIL_BYTES)
+        mtime = entry.stat().st_mtime
+    except OSError:
+        return 0.0, 0.0
+    mtime = mtime if mtime <= now else 0.0
+    for line in reversed(tail.split(b"\n")):
+        found = _TIMESTAMP.findall(line)
+        stamp = _seconds(found[-1].decode("ascii", errors="replace")) if found else None
+        if stamp is not None and stamp <= now:
+            return stamp, mtime
+    return mtime, mtime
+
+
+def _seconds(stamp: str) -> float | None:
+    try:
+        return datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return None
 
 
 def find_session(home: Path, cwd: Path, session_id: str) -> Path | None:
@@ -136,7 +175,7 @@ class Transcript:
             entry.update(agentId=self.agent_id, agentType=self.agent_type)
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            append_text(self.path, json.dumps(entry, ensure_ascii=False) + "\n")
+            append_text(self.path, redact(json.dumps(entry, ensure_ascii=False)) + "\n")
         except (OSError, ValueError) as exc:  # a full disk: the file keeps its whole lines, the run goes on
             if not self.owner._failed.is_set():
                 self.owner._failed.set()

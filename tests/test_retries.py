@@ -3,7 +3,7 @@ line a user sees when it gives up.
 
 Scenario tests run the CLI against cassettes that hold the scripted faults (identical retried
 requests replay in recorded order); the backoff policy is tested on its own; connection errors,
-read timeouts and the retry-after forms are also tested against loopback servers with the client
+timeouts and the retry-after forms are also tested against loopback servers with the client
 called directly. The retry sleep is replaced everywhere here by a recorder.
 """
 
@@ -352,15 +352,15 @@ def silent_port():
         yield server.getsockname()[1]
 
 
-def test_read_timeout_is_retried_then_named(silent_port, waits, logged):
-    client = client_for(f"http://127.0.0.1:{silent_port}", read_timeout_s=0.2, max_retries=1)
+def test_a_timeout_is_retried_then_named(silent_port, waits, logged):
+    client = client_for(f"http://127.0.0.1:{silent_port}", timeout_s=0.2, max_retries=1)
     with pytest.raises(ProviderError) as info:
         ask(client)
-    assert str(info.value) == "openrouter did not answer within 0.2 s after 1 retry"
-    assert logged == [f"retrying in {waits[0]:.1f}s after read timeout (attempt 1/1)"]
+    assert str(info.value) == "openrouter did not finish answering within API_TIMEOUT_MS (0.2 s) after 1 retry"
+    assert logged == [f"retrying in {waits[0]:.1f}s after a timeout (attempt 1/1)"]
 
 
-def test_api_timeout_ms_sets_the_read_timeout(silent_port, tmp_path, monkeypatch, capsys, waits):
+def test_api_timeout_ms_sets_the_timeout(silent_port, tmp_path, monkeypatch, capsys, waits):
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("HOME", str(tmp_path))
     for variable in ("OPENROUTER_BASE_URL", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "AGENT_PROVIDER", "AGENT_MODEL"):
@@ -370,7 +370,7 @@ def test_api_timeout_ms_sets_the_read_timeout(silent_port, tmp_path, monkeypatch
     monkeypatch.setenv("API_TIMEOUT_MS", "150")
     monkeypatch.setenv("AGENT_MAX_RETRIES", "0")
     assert cli.main(["-p", "hi"]) == 1
-    assert capsys.readouterr().err == "error: openrouter did not answer within 0.15 s\n"
+    assert capsys.readouterr().err == "error: openrouter did not finish answering within API_TIMEOUT_MS (0.15 s)\n"
     assert waits == []
 
 

@@ -14,26 +14,43 @@ from __future__ import annotations
 
 import logging
 import os
+import signal
 import sys
 import time
 from typing import IO, Sequence
 
 from agent.cli.build import run
+from agent.cli.environment import run_environment
 from agent.cli.options import parse
 from agent.cli.output import StreamJson, incomplete_because, print_json
-from agent.cli.report import configure_logging, internal_error
+from agent.cli.home import settle_home
+from agent.cli.report import configure_logging, internal_error, unwritten
+from agent.cli.signals import SIGNALLED, Terminated, ending_on_signals
 from agent.cli.stdin import is_terminal
+from agent.cli.visible import shown
 from agent.errors import AgentError
+from agent.tools.shell import kill_running
 
 log = logging.getLogger("agent")
 
-EXIT_INTERRUPTED = 130
+EXIT_INTERRUPTED = SIGNALLED + signal.SIGINT  # 130
 
 
 def main(argv: Sequence[str] | None = None, stdin: IO | None = None) -> int:
     """Run the agent with command-line arguments `argv` (and what is piped into `stdin`, by
-    default the process's); returns the exit code."""
-    argv = list(sys.argv[1:] if argv is None else argv)
+    default the process's); returns the exit code. Ctrl-C, SIGTERM and SIGHUP end it after
+    killing the commands still running (their whole process groups)."""
+    with ending_on_signals():
+        try:
+            return _main(list(sys.argv[1:] if argv is None else argv), stdin)
+        except Terminated as stop:
+            kill_running()
+            print(f"terminated by {stop.name}", file=sys.stderr)
+            return stop.exit_code
+
+
+def _main(argv: list[str], stdin: IO | None) -> int:
+    env = run_environment()  # before anything runs: the keys leave the process's environment
     if argv[:1] == ["cassette"]:  # a reserved first word, like Claude Code's own subcommands
         from agent.cli.cassette import main as cassette_main
 
@@ -44,33 +61,39 @@ def main(argv: Sequence[str] | None = None, stdin: IO | None = None) -> int:
         args = parse(argv)
         output_format = args.output_format
         configure_logging(logging.INFO if args.verbose else logging.WARNING)
+        args.home_writable = settle_home()  # before anything reads the home folder
+        if "HOME" in os.environ:
+            env["HOME"] = os.environ["HOME"]
         stdin = sys.stdin if stdin is None else stdin
         if not args.print and not args.replay and output_format == "text" and is_terminal(stdin):
             from agent.cli.interactive import run_interactive  # prompt_toolkit and rich: only here
 
-            return run_interactive(args, os.environ, args.prompt)
+            return run_interactive(args, env, args.prompt)
         stream = StreamJson(args.include_partial_messages) if output_format == "stream-json" else None
-        result, session = run(args, os.environ, stdin, stream)
+        result, session = run(args, env, stdin, stream)
     except AgentError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(shown(f"error: {exc}", sys.stderr), file=sys.stderr)
         if output_format in ("json", "stream-json"):
             print_json("error_during_execution", str(exc), 0, started, exc.session)
         return exc.exit_code
     except KeyboardInterrupt:
+        kill_running()  # a subagent's command too, and one Ctrl-C caught as it started
         print("interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
     except Exception as exc:  # a bug of ours: still one line (the traceback only under --verbose)
-        print(f"error: {internal_error(exc)}", file=sys.stderr)
+        print(shown(f"error: {internal_error(exc)}", sys.stderr), file=sys.stderr)
         return 1
     problem = incomplete_because(result, session)
-    ending = {"stop_reason": result.stop_reason, "is_error": problem is not None}
+    lost = unwritten(session)  # a full disk: the answer is still printed, then one line says what was not written
+    ending = {"stop_reason": result.stop_reason, "is_error": problem is not None or lost is not None}
     if output_format == "json":
         print_json(result.subtype, result.text.strip(), result.turns, started, session, **ending)
     elif output_format == "stream-json":
         stream.result(result.subtype, result.text.strip(), result.turns, started, session, **ending)
     elif result.text.strip():
-        print(result.text.strip())
+        print(shown(result.text.strip(), sys.stdout))
     if problem:
-        print(f"error: {problem}", file=sys.stderr)
-        return 1
-    return 0
+        print(shown(f"error: {problem}", sys.stderr), file=sys.stderr)
+    if lost:
+        print(shown(f"error: could not write {lost}", sys.stderr), file=sys.stderr)
+    return 1 if problem or lost else 0

@@ -12,6 +12,7 @@ from typing import Mapping
 
 from agent.cli.environment import Environment
 from agent.cli.terminal import Terminal, summary
+from agent.cli.visible import visible
 from agent.errors import AgentError
 
 BUILTINS = {
@@ -71,22 +72,8 @@ def approval_question(tool: str, arguments: dict) -> str:
     characters made visible so the screen shows exactly what runs."""
     value = next((arguments[key] for key in ("command", "file_path", "pattern", "skill", "subagent_type",
                                              "description", "path") if isinstance(arguments.get(key), str)), "")
-    shown = "\n".join("    " + visible(line) for line in value.split("\n")) if value else "    (no arguments)"
+    shown = "\n".join("    " + visible(line, keep="") for line in value.split("\n")) if value else "    (no arguments)"
     return f"Allow {tool}?\n{shown}\ny: yes, a: always (this session), n: no"
-
-
-def visible(text: str) -> str:
-    """`text` with every control or bidirectional-override character written as an escape (`\\t`,
-    `\\x1b`, `\\u202e`), so nothing in it can move the cursor, recolour or reorder the screen."""
-    return "".join(char if char.isprintable() or char == " " else _escape(char) for char in text)
-
-
-def _escape(char: str) -> str:
-    named = {"\t": "\\t", "\r": "\\r", "\x1b": "\\x1b"}
-    if char in named:
-        return named[char]
-    code = ord(char)
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 
 
 def run_interactive(args: argparse.Namespace, env: Mapping[str, str], first_prompt: str | None) -> int:
@@ -283,13 +270,21 @@ def _first_prompt(path: Path) -> str:
 
 
 def _with_mentions(line: str, cwd: Path) -> str:
-    """`line` with the contents of each `@path` it mentions (an existing file) added after it."""
+    """`line` with the contents of each `@path` it mentions (an existing regular file) added after
+    it, at most MAX_MENTION_CHARS bytes of each; a binary file is not pasted, a note says so."""
+    from agent.tools.reading import looks_binary
+    from agent.workspace import open_regular
+
     added = []
     for mention in _MENTION.findall(line):
         path = (cwd / mention).resolve() if not Path(mention).is_absolute() else Path(mention)
         try:
             if path.is_file():
-                text = path.read_bytes()[:MAX_MENTION_CHARS].decode("utf-8", errors="replace")
+                with open_regular(path) as handle:
+                    if looks_binary(handle):
+                        added.append(f"(@{mention} is a binary file; its contents were not added.)")
+                        continue
+                    text = handle.read(MAX_MENTION_CHARS).decode("utf-8", errors="replace")
                 added.append(f"Contents of {mention}:\n```\n{text.rstrip()}\n```")
         except OSError:
             continue

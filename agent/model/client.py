@@ -14,19 +14,25 @@ from typing import Any, Callable
 import requests
 
 from agent.model import retry
-from agent.conversation import Reply, Usage
+from agent.conversation import Reply, Usage, valid_data
 from agent.errors import AgentError, ProviderError
 from agent.model import sse
+from agent.model.deadline import TIMEOUT_VARIABLE, Deadline, DeadlinePassed, DeadlineSession, ResponseTooLarge, read_pieces
 from agent.model.limits import Limits
+from agent.model.wire import provider_json
 from agent.model.wire.messages_stream import BrokenStream
 from agent.model.providers import Provider
+from agent.secrets import redact
 from agent.workspace import append_text
 
 log = logging.getLogger("agent")
 
 CONNECT_TIMEOUT_S = 10.0
-DEFAULT_READ_TIMEOUT_S = 600.0
+DEFAULT_TIMEOUT_S = 600.0
 _TRACED_TEXT = 10_000  # characters of a response body that is not JSON kept in a trace
+MAX_RESPONSE_BYTES = 64 * 1024 * 1024  # a reply of 64,000 tokens streamed is a few MB
+_BODY_PIECE = 64 * 1024
+_STREAM_PIECE = 512  # as requests' iter_lines reads, so text is handed on as it arrives
 
 
 @dataclass
@@ -56,7 +62,7 @@ class ModelClient:
     def __init__(
         self,
         provider: Provider,
-        read_timeout_s: float = DEFAULT_READ_TIMEOUT_S,
+        timeout_s: float = DEFAULT_TIMEOUT_S,
         trace_path: str | None = None,
         *,
         max_retries: int | None = None,
@@ -70,9 +76,11 @@ class ModelClient:
         `limits` sets the output limit and thinking budget (`agent.model.limits`)."""
         self.provider = provider
         self.limits = limits
-        self.http = requests.Session()
-        self.timeout = (CONNECT_TIMEOUT_S, read_timeout_s)
+        self.http = DeadlineSession()
+        self.timeout_s = timeout_s  # the whole response, headers and body (`agent.model.deadline`)
+        self.timeout = (min(CONNECT_TIMEOUT_S, timeout_s), timeout_s)
         self.trace_path = trace_path
+        self.unwritten: str | None = None  # what of the trace could not be written, and why: the run ends saying so
         self.max_retries = retry.DEFAULT_MAX_RETRIES if max_retries is None else max_retries
         self.backoff = backoff
         self._sleep = sleep
@@ -97,7 +105,7 @@ class ModelClient:
         self.exchange.agent = agent  # read by a cassette as the request goes out (same thread)
         log.info("request %d (%s): %s %s, %d messages, %d tools", number, agent, self.provider.name, model, len(messages), len(tools))
         body = self._post(payload, number, agent, on_text)
-        reply = self.provider.wire.decode(body)
+        reply = self.provider.wire.decode(valid_data(body))  # a lone surrogate (a JSON escape) becomes "?"
         with self._lock:
             self.usage.add(reply.usage)
             self.usage_by_model.setdefault(model, Usage()).add(reply.usage)
@@ -140,37 +148,75 @@ class ModelClient:
 
     def _attempt(self, payload: dict[str, Any], seen: dict[str, Any],
                  on_text: Callable[[str], None] | None = None) -> tuple[Any, _Failure | None]:
-        """One exchange: the JSON body (a stream put back together), or what went wrong. Failures
-        no retry can fix raise at once. `seen` gets the status and body of the response, for the trace."""
-        name, wire = self.provider.name, self.provider.wire
-        try:
-            response = self.http.post(self.provider.url, json=payload, headers=self.provider.headers, timeout=self.timeout,
-                                      stream=on_text is not None)
-        except requests.exceptions.SSLError as exc:  # a certificate problem stays until someone fixes it
-            raise ProviderError(f"could not reach {self.provider.url}: {_cause(exc)}") from None
-        except requests.ConnectionError as exc:  # also a connect timeout: the request never arrived
-            return None, _Failure(retry.CONNECTION_ERROR, f"could not reach {self.provider.url}", _cause(exc))
-        except requests.Timeout:
-            return None, _Failure(retry.READ_TIMEOUT, f"{name} did not answer within {self.timeout[1]:g} s")
-        except requests.RequestException as exc:
-            raise ProviderError(f"could not reach {self.provider.url}: {_cause(exc)}") from None
-        status = response.status_code
-        if on_text is not None and status < 400 and "event-stream" in response.headers.get("content-type", ""):
+        """One exchange, headers and body within one deadline: the JSON body (a stream put back
+        together), or what went wrong. Failures no retry can fix raise at once. `seen` gets the
+        status and body of the response, for the trace. A redirect is never followed: the key
+        headers would go with the request to wherever it points."""
+        with Deadline(self.timeout_s) as deadline:
             try:
-                lines = (line.decode("utf-8", errors="replace") for line in response.iter_lines())
-                body = wire.assemble(sse.events(lines), on_text)
-            except (BrokenStream, requests.RequestException) as exc:  # the connection dropped mid-reply
-                seen.update(status=status, response=None)
-                return None, _Failure(retry.STREAM_BROKEN, f"{name}'s stream broke off", _cause(exc))
-            seen.update(status=status, response=body)
-            return self._checked(body, name, wire)
+                response = self.http.post(self.provider.url, json=payload, headers=self.provider.headers,
+                                          timeout=self.timeout, stream=True, allow_redirects=False)
+            except requests.RequestException as exc:
+                return None, self._unsent(exc, deadline)
+            try:
+                return self._answer(response, seen, on_text, deadline)
+            except (DeadlinePassed, requests.RequestException, BrokenStream) as exc:  # the reply broke off
+                seen.setdefault("status", response.status_code)
+                seen.setdefault("response", None)
+                if deadline.passed:
+                    return None, self._timed_out()
+                if isinstance(exc, BrokenStream) or on_text is not None:
+                    return None, _Failure(retry.STREAM_BROKEN, f"{self.provider.name}'s stream broke off", _cause(exc))
+                return None, _Failure(retry.CONNECTION_ERROR, f"{self.provider.name}'s reply broke off", _cause(exc))
+            finally:
+                response.close()
+
+    def _unsent(self, exc: requests.RequestException, deadline: Deadline) -> _Failure:
+        """The failure of a request that got no response (raised when no retry can fix it)."""
+        url = self.provider.url
+        if deadline.passed or (isinstance(exc, requests.Timeout) and not isinstance(exc, requests.ConnectionError)):
+            return self._timed_out()
+        if isinstance(exc, requests.exceptions.InvalidJSONError):  # NaN or Infinity that came from outside
+            raise ProviderError(f"the request to {url} could not be encoded as JSON: {_one_line(exc)[:300]}") from None
+        if isinstance(exc, requests.exceptions.SSLError):  # a certificate problem stays until someone fixes it
+            raise ProviderError(f"could not reach {url}: {_cause(exc)}") from None
+        if isinstance(exc, requests.ConnectionError):  # also a connect timeout: the request never arrived
+            return _Failure(retry.CONNECTION_ERROR, f"could not reach {url}", _cause(exc))
+        raise ProviderError(f"could not reach {url}: {_cause(exc)}") from None
+
+    def _timed_out(self) -> _Failure:
+        return _Failure(retry.TIMEOUT, f"{self.provider.name} did not finish answering within {TIMEOUT_VARIABLE} "
+                                       f"({self.timeout_s:g} s)")
+
+    def _answer(self, response: requests.Response, seen: dict[str, Any], on_text: Callable[[str], None] | None,
+                deadline: Deadline) -> tuple[Any, _Failure | None]:
+        """The reply in `response`, read within `deadline` and MAX_RESPONSE_BYTES."""
+        name, wire = self.provider.name, self.provider.wire
+        status = response.status_code
+        if 300 <= status < 400:
+            seen.update(status=status, response=None)
+            where = _one_line(response.headers.get("location") or "nowhere")[:200]
+            raise ProviderError(f"{name} redirected the request (HTTP {status} to {where}); model requests do not "
+                                "follow redirects, so the key goes nowhere else: use the final address as the base URL")
+        streamed = on_text is not None and status < 400 and "event-stream" in response.headers.get("content-type", "")
         try:
-            body, is_json = response.json(), True
+            if streamed:
+                pieces = read_pieces(response, deadline, MAX_RESPONSE_BYTES, _STREAM_PIECE)
+                body = wire.assemble(sse.events(sse.lines(pieces)), on_text)
+                seen.update(status=status, response=body)
+                return self._checked(body, name, wire)
+            data = b"".join(read_pieces(response, deadline, MAX_RESPONSE_BYTES, _BODY_PIECE))
+        except ResponseTooLarge as exc:
+            seen.update(status=status, response=None)
+            raise ProviderError(f"{name}'s reply is larger than {exc}: it was not read to the end") from None
+        try:
+            body, is_json = provider_json.load(data, f"{name}'s reply"), True
         except ValueError:
             body, is_json = None, False
-        seen.update(status=status, response=body if is_json else response.text[:_TRACED_TEXT])
+        text = "" if is_json else data.decode("utf-8", errors="replace")
+        seen.update(status=status, response=body if is_json else text[:_TRACED_TEXT])
         if status >= 400:
-            detail = _one_line(wire.error_text(body) if is_json else response.text[:300]) or response.reason or ""
+            detail = _one_line(wire.error_text(body) if is_json else text[:300]) or response.reason or ""
             if status == 401:
                 raise ProviderError(
                     f"{name} rejected the API key from {self.provider.key_variable} (HTTP 401: {detail})"
@@ -183,7 +229,7 @@ class ModelClient:
                 retry_after=retry.retry_after(response.headers),
             )
         if not is_json:
-            raise ProviderError(f"{name} answered with a body that is not JSON: {response.text[:200]!r}")
+            raise ProviderError(f"{name} answered with a body that is not JSON: {text[:200]!r}")
         return self._checked(body, name, wire)
 
     @staticmethod
@@ -205,9 +251,14 @@ class ModelClient:
                                  "status": seen.get("status"), "request": payload, "response": seen.get("response")}
         if error is not None:
             entry["error"] = error
-        line = json.dumps(entry, ensure_ascii=False)
+        line = redact(json.dumps(entry, ensure_ascii=False))  # a provider's error may echo the key
         with self._lock:  # a FIFO put in its place meanwhile is refused, never waited on
-            append_text(Path(self.trace_path), line + "\n")
+            if self.unwritten:
+                return
+            try:
+                append_text(Path(self.trace_path), line + "\n")
+            except OSError as exc:  # a full disk: the run goes on, the trace keeps its whole lines
+                self.unwritten = f"the trace {self.trace_path} ({exc.strerror or exc})"
 
 
 def _cause(exc: BaseException) -> str:

@@ -1,7 +1,8 @@
 """When a failed model request is worth another attempt, and how long to wait before it.
 
-One table (`RETRYABLE`) decides which HTTP statuses are retried; connection errors and read timeouts
-are retried too, and nothing else is: a 400, 401, 403 or 404 fails the same way every time.
+One table (`RETRYABLE`) decides which HTTP statuses are retried; connection errors, timeouts (no
+complete reply within API_TIMEOUT_MS) and broken streams are retried too, and nothing else is: a
+400, 401, 403 or 404 fails the same way every time.
 Waits back off exponentially with jitter, honour the server's `retry-after(-ms)` up to a cap, and
 all waits of one request fit in a fixed budget, so a provider that keeps failing is given up on
 within a minute.
@@ -28,7 +29,7 @@ RETRYABLE = {
     529: "overloaded",
 }
 CONNECTION_ERROR = "connection error"
-READ_TIMEOUT = "read timeout"
+TIMEOUT = "a timeout"  # no complete reply within API_TIMEOUT_MS
 STREAM_BROKEN = "a broken stream"
 
 # The Messages API names an error by type; these are the retryable ones, as their HTTP statuses.

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import os
 import re
 import threading
 from dataclasses import dataclass, field
@@ -22,10 +21,13 @@ import requests
 import vcr
 from requests.adapters import HTTPAdapter
 from vcr.errors import CannotOverwriteExistingCassetteException
+from vcr.persisters.filesystem import CassetteNotFoundError
+from vcr.serialize import serialize
 
 from agent.errors import AgentError, ReplayMismatch, UsageError
 from agent.record.cassette_file import Placeholders, body_to_file, interactions_for_vcr, parse, to_yaml
 from agent.record.drift import explain_mismatch, first_difference, json_body
+from agent.secrets import redact_data
 from agent.workspace import save_file
 
 log = logging.getLogger("agent")
@@ -51,6 +53,7 @@ class Recording:
     servers: list[bool] = field(default_factory=list)  # whether each reply came from the scripted model
     _left_out: list[range] = field(default_factory=list)  # the exchanges of turns that did not finish
     _unfinished: tuple[int, int] | None = None
+    unwritten: str | None = None  # the cassette could not be saved: what, and why (the run ends saying so)
 
     def mark(self) -> tuple[int, int]:
         """Where a turn of an interactive session starts: its exchanges and tool runs so far."""
@@ -147,7 +150,7 @@ class _Serializer:
         if recording.tool_runs is not None:
             out["tool_runs"] = hide(recording.tool_runs.entries)
         out.update({key: value for key, value in data.items() if key not in out})
-        return to_yaml(out)
+        return to_yaml(redact_data(out))  # no secret, in any form, in what is written
 
     def deserialize(self, text: str) -> dict:
         return interactions_for_vcr(parse(text, self.path), self.placeholders)
@@ -197,12 +200,13 @@ def cassette(path: str, mode: str, http: requests.Session, folders: dict[str, Pa
         raise UsageError(f"cassette not found: {path}")
     if mode == "record":
         recording = recording or Recording()
-        with _recorded_in_place_of(path) as scratch:
-            adapter = _CassetteAdapter(path, recording)
-            http.mount("http://", adapter)
-            http.mount("https://", adapter)
-            with _vcr(path, Placeholders(folders), recording).use_cassette(scratch, record_mode="all"):
-                yield recording
+        adapter = _CassetteAdapter(path, recording)
+        http.mount("http://", adapter)
+        http.mount("https://", adapter)
+        recorder, kept = _vcr(path, Placeholders(folders), recording), _Kept()
+        recorder.register_persister(kept)
+        with _saved_at(path, kept, recording), recorder.use_cassette(path, record_mode="all"):
+            yield recording
         return
     adapter = _CassetteAdapter(path, None)
     http.mount("http://", adapter)
@@ -220,32 +224,48 @@ def cassette(path: str, mode: str, http: requests.Session, folders: dict[str, Pa
             raise ReplayMismatch(_ended_early(played, path))
 
 
+class _Kept:
+    """vcrpy's persister while recording: nothing is read (vcrpy's "all" mode would keep old
+    interactions this run did not repeat) and the cassette's text is kept here, for `_saved_at`."""
+
+    def __init__(self) -> None:
+        self.text: str | None = None
+
+    def load_cassette(self, cassette_path, serializer):
+        raise CassetteNotFoundError()
+
+    def save_cassette(self, cassette_path, cassette_dict, serializer) -> None:
+        self.text = serialize(cassette_dict, serializer)
+
+
 @contextlib.contextmanager
-def _recorded_in_place_of(path: str) -> Iterator[str]:
-    """A fresh scratch file beside `path` for vcrpy to record into (its "all" mode would keep old
-    interactions this run did not repeat), saved at `path` when the run ends as the file tools save
-    (`save_file`: in one step, keeping hard links; never over a device). A recording cut short by
-    Ctrl-C or a crash of ours leaves an existing cassette as it was."""
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    scratch = target.with_name(f".{target.name}.recording-{os.getpid()}")
-    scratch.unlink(missing_ok=True)
+def _saved_at(path: str, kept: _Kept, recording: Recording) -> Iterator[None]:
+    """Save the recording at `path` when the run ends as the file tools save (`save_file`: in one
+    step, keeping hard links; never over a device). A run that ended the way a user sees it (an
+    answer, or an error of ours) is saved; one cut short (Ctrl-C, SIGTERM, a crash of ours) is
+    not: an existing cassette is left as it was, and a first recording leaves none, since it could
+    not replay. A cassette that cannot be written (a full disk) leaves the earlier one as it was
+    and `recording.unwritten` says so; the run's answer is not lost to it."""
     finished = False
     try:
-        yield str(scratch)
+        yield
         finished = True
     except AgentError:
         finished = True  # the run failed the way a user sees it: the cassette records that too
         raise
     finally:
-        if scratch.exists() and (finished or not target.exists()):
+        existed = Path(path).exists()
+        if kept.text is None:
+            pass  # no exchange was recorded: nothing to save
+        elif not finished:
+            left = f"the cassette {path} is left as it was" if existed else f"no cassette is written to {path}"
+            log.warning(f"the recording was cut short: {left}")
+        else:
             try:
-                save_file(target, scratch.read_bytes())
-            finally:
-                scratch.unlink(missing_ok=True)
-        elif scratch.exists():
-            scratch.unlink()
-            log.warning(f"the recording was cut short: the cassette {path} is left as it was")
+                save_file(Path(path), kept.text.encode("utf-8", errors="backslashreplace"))
+            except OSError as exc:
+                kept_note = "; the earlier one is kept" if existed else ""
+                recording.unwritten = f"the cassette {path} ({exc.strerror or exc}{kept_note})"
 
 
 def _ended_early(played, path: str) -> str:

@@ -24,6 +24,7 @@ from typing import Any, Callable
 
 import yaml
 
+from agent.conversation import valid_data
 from agent.errors import UsageError
 from agent.record.shape import cassette_problem
 from agent.workspace import CASSETTE_FILE_BYTES, InputLimitError, load_json, load_yaml, read_bounded
@@ -87,8 +88,13 @@ _Dumper.add_representer(str, _represent_str)
 
 
 def to_yaml(data: dict) -> str:
-    """`data` as our YAML: keys in their order, no folding of long lines (a diff shows the line)."""
-    return yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=1_000_000)
+    """`data` as our YAML: keys in their order, no folding of long lines (a diff shows the line).
+    A lone surrogate (a reply's `"\\ud800"`) has no UTF-8 form: it is written as the agent read
+    it, "?" (`conversation.valid_data`)."""
+    try:
+        return yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=1_000_000)
+    except UnicodeEncodeError:
+        return yaml.dump(valid_data(data), Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=1_000_000)
 
 
 def body_to_file(body: Any) -> Any:

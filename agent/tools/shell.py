@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+from agent.secrets import redact
+from agent.secrets.redact import registered
 from agent.tools.base import Tool, ToolError, object_schema
 
 DEFAULT_TIMEOUT_MS = 120_000
@@ -128,18 +130,14 @@ SECRET_VARIABLES = ("OPENROUTER_API_KEY", "ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_T
 
 
 def command_environment() -> dict[str, str]:
-    """The environment commands run with: ours, less the provider keys."""
-    return {name: value for name, value in os.environ.items() if name not in SECRET_VARIABLES}
+    """The environment commands run with: ours, less the provider keys and the run's other secrets."""
+    hidden = {*SECRET_VARIABLES, *registered()}
+    return {name: value for name, value in os.environ.items() if name not in hidden}
 
 
-def redact_secrets(text: str) -> str:
-    """`text` with every provider key's value replaced by its name. Leaving the keys out of the
-    commands' environment is not enough: `/proc/$PPID/environ` and files can still hold them."""
-    for name in SECRET_VARIABLES:
-        value = os.environ.get(name, "")
-        if len(value) >= 8 and value in text:
-            text = text.replace(value, f"[{name} redacted]")
-    return text
+# Tool results are redacted by the one rule of `agent.secrets` (every form of every secret): leaving
+# the keys out of the commands' environment is not enough, as files can still hold them.
+redact_secrets = redact
 
 
 def _kill_group(process: subprocess.Popen) -> None:
@@ -147,6 +145,44 @@ def _kill_group(process: subprocess.Popen) -> None:
         os.killpg(process.pid, signal.SIGKILL)
     except ProcessLookupError:
         pass
+
+
+# Every command running now, in any thread (subagents run theirs in their own), so that the agent,
+# ended by a signal, can take each one's whole process group down before it exits.
+_RUNNING: set[subprocess.Popen] = set()
+_RUNNING_LOCK = threading.Lock()
+
+
+def kill_running() -> None:
+    """Kill the whole process group of every command still running (the agent is ending:
+    Ctrl-C, SIGTERM, SIGHUP), including one whose start the signal cut short before it was
+    noted here: every child of ours that leads a session of its own is one. Their threads then
+    see the commands killed."""
+    with _RUNNING_LOCK:
+        running = [process.pid for process in _RUNNING if process.returncode is None]  # unreaped: the pid is its group's
+    for group in {*running, *_own_sessions()}:
+        try:
+            os.killpg(group, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+
+def _own_sessions() -> list[int]:
+    """The children of this process that lead a session of their own (from /proc; none where
+    there is no /proc). A child not yet reaped keeps its pid, so the group is still its own."""
+    me, found = os.getpid(), []
+    try:
+        names = [name for name in os.listdir("/proc") if name.isdigit()]
+    except OSError:
+        return found
+    for name in names:
+        try:
+            fields = Path(f"/proc/{name}/stat").read_text().rsplit(")", 1)[1].split()
+            if int(fields[1]) == me and int(fields[3]) == int(name):  # parent, then session
+                found.append(int(name))
+        except (OSError, IndexError, ValueError):
+            continue
+    return found
 
 
 def run_shell(command: str, cwd: Path, timeout_s: float, limit: int = STREAM_LIMIT) -> ShellOutcome:
@@ -162,18 +198,23 @@ def run_shell(command: str, cwd: Path, timeout_s: float, limit: int = STREAM_LIM
         stderr=subprocess.PIPE,
         start_new_session=True,
     )
-    stdout = _Capture(process.stdout, limit)
-    stderr = _Capture(process.stderr, limit)
     try:
+        with _RUNNING_LOCK:
+            _RUNNING.add(process)
+        stdout = _Capture(process.stdout, limit)
+        stderr = _Capture(process.stderr, limit)
         code = process.wait(timeout=timeout_s)
     except subprocess.TimeoutExpired:
         code = None
         _kill_group(process)
         process.wait()
     except BaseException:
-        # Interrupted (e.g. Ctrl-C): take the command's whole process group down with us.
+        # Interrupted (Ctrl-C, or a signal that ends the agent): take the command's whole process group down with us.
         _kill_group(process)
         raise
+    finally:
+        with _RUNNING_LOCK:
+            _RUNNING.discard(process)
     deadline = time.monotonic() + DRAIN_GRACE_S
     for capture in (stdout, stderr):
         capture.thread.join(max(0.0, deadline - time.monotonic()))
