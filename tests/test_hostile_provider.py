@@ -283,7 +283,7 @@ def test_a_reply_nested_100000_deep_is_one_clear_line(provider, streamed, user, 
         model.script(raw(DEEP))
     use(monkeypatch, provider, model.base)
     code, out, err, _ = run(capsys, "-p", "hi", *(STREAMING if streamed else []))
-    what = f"an event of the provider's stream" if streamed and provider == "anthropic" else (
+    what = "an event of the provider's stream" if streamed and provider == "anthropic" else (
         "a chunk of the provider's stream" if streamed else f"{provider}'s reply")
     assert code == 1
     assert error_lines(err) == [f"error: {what} nests deeper than 100 levels"]

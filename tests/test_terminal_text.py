@@ -102,7 +102,7 @@ def test_print_mode_on_a_terminal_shows_sequences_visible_and_a_pipe_gets_them_e
     screen = on_pty(program, workspace, env).decode("utf-8", errors="replace")
     assert_nothing_raw(screen)
     assert "\ttabbed" in screen and "\\x1b]0;warn-title\\x07" in screen  # a tab stays; the warning too is visible
-    assert f"name\\x1b]0;pwned-title\\x07.txt" in screen  # the file name, as ls printed it
+    assert "name\\x1b]0;pwned-title\\x07.txt" in screen  # the file name, as ls printed it
 
     script(model, answers)
     cassette = workspace.parent / "run.yaml"
