@@ -6,9 +6,11 @@ and `<cwd>/.claude/settings.local.json` (`"permissions": {"allow", "deny", "ask"
 says whether the workspace is trusted (`~/.claude.json`): until it is, the project's own files grant
 nothing (their allow rules, added folders and bypass mode are ignored, their deny and ask rules
 apply); `policy` decides each call; `rules` reads one rule; `paths` matches file rules and `sensitive` names the
-files that always ask. Bash: `bash_tree` reads a command line on a tree-sitter parse tree into the
-pieces of `bash_words`, `commands` matches Bash rules against each simple command, `command_files`
-finds the files readers and writers name, and `bash_check` decides. A rule is `Tool` or `Tool(*)`
+files that always ask. Bash: `bash_tree` reads a command line on a tree-sitter parse tree (its node
+types in `bash_grammar`) into the pieces of `bash_words`, `bash_suspects` names where the grammar and
+bash could part ways, `wrappers` reads wrapper commands' options, `runs` finds the command lines a
+command runs, `commands` matches Bash rules against each simple command, `command_files` finds the
+files readers and writers name, and `bash_check` decides. A rule is `Tool` or `Tool(*)`
 (every use) or `Tool(specifier)`, with `\\(`, `\\)` and `\\\\` escaped inside the parentheses;
 `Task` is the old name of `Agent`:
 

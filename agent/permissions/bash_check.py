@@ -163,8 +163,7 @@ def _files(found: Analysis) -> tuple[list[Word], list[Word]]:
     """The words the line reads and writes as files: redirections, and what readers and writers name."""
     reads = [r.target for r in found.redirects if r.reads and r.target is not None]
     writes = [r.target for r in found.redirects if r.writes and r.target is not None]
-    reopened = [r.target for r in found.redirects if r.fd in ("1", "2") and not r.writes and r.target is not None]
-    if reopened and any(word.text in _STANDARD_STREAMS for word in writes):
+    if (reopened := _reopening(found)) and any(word.text in _STANDARD_STREAMS for word in writes):
         writes += reopened  # `1<.git/config >/dev/stdout` writes .git/config
     for simple in found.commands:
         for form in deny_forms(simple):
@@ -179,8 +178,14 @@ def _quiet(path: str | None, found: Analysis) -> bool:
     line reopens neither on a file (`1<.git/config >/dev/stdout` writes `.git/config`)."""
     if path == "/dev/null":
         return True
-    reopened = any(r.fd in ("1", "2") and not r.writes or r.operator == "<>" for r in found.redirects)
-    return path in _STANDARD_STREAMS and not reopened
+    return path in _STANDARD_STREAMS and not _reopening(found)
+
+
+def _reopening(found: Analysis) -> list[Word]:
+    """The files a line opens on a descriptor of its own (`1<f`, `3<f` then `>&3`, `<>f`): a later
+    `/dev/stdout` or `/dev/stderr` may write them."""
+    return [r.target for r in found.redirects if r.target is not None
+            and (r.fd not in ("", "0") and not r.writes or r.operator == "<>")]
 
 
 def _path_text(word: Word, found: Analysis) -> str | None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from agent.permissions.bash_words import HARMLESS_VARIABLES
+from agent.permissions.bash_words import HARMLESS_VARIABLES, ansi_c
 
 _BLANKS = frozenset(" \t\n")
 _BEFORE_COMMENT = frozenset(b" \t\n;&|()<>")
@@ -44,7 +44,7 @@ def suspicions(source: bytes, root) -> list[str]:
 def _evaluates(source: bytes, node) -> bool:
     """Whether `node` makes bash evaluate a variable's value as arithmetic or as a name."""
     kind, text = node.type, _text(source, node)
-    return (kind in ("arithmetic_expansion", "c_style_for_statement")
+    return (kind in ("arithmetic_expansion", "c_style_for_statement", "subscript")
             or kind == "compound_statement" and text.startswith("((")
             or kind == "test_command" and text.startswith("[[") and bool(_ARITHMETIC_TEST.search(text))
             or kind == "expansion" and text.startswith("${!")
@@ -63,6 +63,11 @@ def _suspect(source: bytes, node) -> str | None:
         return "a line break inside one command, where bash ends the command"
     if kind in ("word", "regex", "extglob_pattern") and not node.children and _UNREAD_SUBSTITUTION.search(body):
         return "a substitution the grammar left as text (inside ${...}, a [[ =~ ]] pattern, ...)"
+    if kind == "ansi_c_string" and _SUBSTITUTION.search(ansi_c(body[2:-1]) or "$("):
+        return "a $'...' string that spells a substitution, which bash runs if it evaluates it"
+    if kind in ("subscript", "test_command", "arithmetic_expansion", "c_style_for_statement") and body != (
+            bare := re.sub(r"[\"'\\]", "", body)) and _SUBSCRIPT_SUBSTITUTION.search(bare):
+        return "quotes that assemble a[$(...)] where bash evaluates it"
     if kind == "raw_string" and _SUBSTITUTION.search(body) and _inside_quoted_expansion(node):
         return "single quotes inside a double-quoted ${...}, which bash reads as plain characters"
     if kind == "comment" and not _comment_starts_a_word(source, node.start_byte):

@@ -15,6 +15,7 @@ import re
 import threading
 from typing import Any
 
+from agent.permissions.bash_grammar import CONTAINERS, DYNAMIC, LEAVES, REDIRECTS, RESERVED
 from agent.permissions.bash_suspects import suspicions
 from agent.permissions.bash_words import (BRACES, Analysis, Redirect, SimpleCommand, Word, ansi_c, concatenated,
                                           unquoted_word)
@@ -55,29 +56,6 @@ def _get_parser():
     return _parser
 
 
-# Nodes that hold statements or expressions: read child by child.
-_CONTAINERS = frozenset({
-    "program", "list", "pipeline", "subshell", "compound_statement", "do_group", "if_statement",
-    "elif_clause", "else_clause", "while_statement", "for_statement", "c_style_for_statement",
-    "case_statement", "case_item", "negated_command", "redirected_statement", "test_command",
-    "variable_assignments", "binary_expression", "unary_expression", "ternary_expression",
-    "postfix_expression", "parenthesized_expression", "array", "subscript", "heredoc_body",
-    "expansion", "arithmetic_expansion", "command_substitution", "process_substitution", "string",
-    "concatenation", "translated_string", "function_definition",
-})
-# Leaves that run nothing.
-_LEAVES = frozenset({
-    "word", "number", "raw_string", "ansi_c_string", "string_content", "variable_name",
-    "special_variable_name", "comment", "heredoc_start", "heredoc_end", "heredoc_content",
-    "file_descriptor", "test_operator", "regex", "simple_expansion", "brace_expression",
-})
-_REDIRECTS = frozenset({"file_redirect", "heredoc_redirect", "herestring_redirect"})
-_DYNAMIC = frozenset({"simple_expansion", "expansion", "command_substitution", "process_substitution",
-                      "arithmetic_expansion", "brace_expression", "extglob_pattern"})
-_RESERVED = frozenset("{ } ! [[ ]] case do done elif else esac fi for function if in select then until while".split())
-
-
-
 class _Reader:
     """Walks one parse tree, filling an Analysis."""
 
@@ -107,11 +85,13 @@ class _Reader:
         if kind == "variable_assignment":
             name, value = self.assignment(node, depth)
             return self.found.commands.append(SimpleCommand(self.text(node), ((name, value),), ()))
-        if kind in _REDIRECTS:
-            return self.redirect(node, depth)
+        if kind in REDIRECTS:
+            return self.redirect(node, depth) and self.problem("words after a redirection's target")
+        if kind == "redirected_statement":
+            return self.redirected(node, depth)
         if kind == "heredoc_body" and not node.named_children:
             return None  # a quoted delimiter: the body is text, nothing in it expands
-        if kind not in _CONTAINERS and kind not in _LEAVES and node.is_named:
+        if kind not in CONTAINERS and kind not in LEAVES and node.is_named:
             return self.problem(f"a construct the checker does not know ({kind})")
         if kind == "extglob_pattern":
             return self.problem("an extended glob pattern")
@@ -132,26 +112,44 @@ class _Reader:
             node = root.descendant_for_byte_range(start, start + 2)
             while node is not None and not node.is_named:
                 node = node.parent
-            if node is not None and node.type not in _CONTAINERS | {"command", "raw_string", "comment",
+            if node is not None and node.type not in CONTAINERS | {"command", "raw_string", "comment",
                                                                       "string_content", "heredoc_body",
                                                                       "heredoc_content"}:
                 self.problem("a line continuation inside a word")
 
-    def command(self, node, depth: int) -> None:
+    def redirected(self, node, depth: int) -> None:
+        """A statement with redirections after it. The grammar hangs the words that follow a
+        target (`echo x > f y`, `find . 2>/dev/null -exec ...`) on the redirection; bash passes
+        them to the command, so they go back to it."""
+        body, extras = node.child_by_field_name("body"), []
+        for child in node.named_children:
+            if child.type in REDIRECTS:
+                extras += self.redirect(child, depth)
+        for child in node.named_children:
+            if child.type in REDIRECTS:
+                continue
+            if body is not None and child.type == "command" and child.start_byte == body.start_byte:
+                self.command(child, depth + 1, extras)
+            else:
+                self.statement(child, depth + 1)
+        if extras and (body is None or body.type != "command"):
+            self.problem("words after a redirection's target")
+
+    def command(self, node, depth: int, extras: list | None = None) -> None:
         assignments, pieces = [], []
         for child in node.children:
             if child.type == "variable_assignment":
                 assignments.append(self.assignment(child, depth))
-            elif child.type in _REDIRECTS:
-                self.redirect(child, depth)
+            elif child.type in REDIRECTS:
+                pieces += self.redirect(child, depth)  # `> f echo y`: words after the target are the command's
             elif child.type == "command_name":
                 pieces.append(child.named_children[0] if child.named_child_count == 1 else child)
             elif child.type == "comment":
                 continue
             else:
                 pieces.append(child)
-        words = [self.joined(group, depth) for group in self.touching(pieces)]
-        if words and words[0].source in _RESERVED:  # `! { rm x; }`: the grammar took `{` for a command
+        words = [self.joined(group, depth) for group in self.touching(pieces + (extras or []))]
+        if words and words[0].source in RESERVED:  # `! { rm x; }`: the grammar took `{` for a command
             self.problem(f"the reserved word '{words[0].source}' where a command should be")
             if len(words) > 1:
                 self.found.commands.append(SimpleCommand(self.text(node), (), tuple(words[1:])))
@@ -183,19 +181,22 @@ class _Reader:
             return name, Word("", "")
         return name, self.word(value_node, depth)
 
-    def redirect(self, node, depth: int) -> None:
+    def redirect(self, node, depth: int) -> list:
+        """Record a redirection; returns the nodes after its target, which are command words."""
         operator = next((child.type for child in node.children if not child.is_named), "")
         if node.type == "heredoc_redirect":
             self.heredoc(node, depth)
-            return self.found.redirects.append(Redirect("<<", None))
+            self.found.redirects.append(Redirect("<<", None))
+            return []
         targets = [child for child in node.named_children if child.type not in ("file_descriptor",)]
-        target = self.word(targets[-1], depth) if targets else None
+        target = self.word(targets[0], depth) if targets else None
         fd = next((self.text(child) for child in node.named_children if child.type == "file_descriptor"), "")
         if target is not None and re.match(r"/dev/(?:tcp|udp)/", target.text or target.prefix):
             self.problem("a /dev/tcp or /dev/udp redirection, which opens a network connection")
         elif target is not None and target.text is None and target.prefix.startswith("/dev/"):
             self.problem("a redirection to a /dev path decided at run time")
         self.found.redirects.append(Redirect(operator, target, fd))
+        return targets[1:]
 
     def heredoc(self, node, depth: int) -> None:
         """A here-document's body expands like a double-quoted string unless its delimiter is quoted.
@@ -260,7 +261,7 @@ class _Reader:
     def word(self, node, depth: int) -> Word:
         """What bash makes of one word node; substitutions inside it are read as commands."""
         source, kind = self.text(node), node.type
-        if kind in _DYNAMIC or kind not in ("word", "number", "raw_string", "string", "ansi_c_string",
+        if kind in DYNAMIC or kind not in ("word", "number", "raw_string", "string", "ansi_c_string",
                                             "translated_string", "concatenation"):
             return self.dynamic(node, depth)
         if kind == "number":

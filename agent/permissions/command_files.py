@@ -16,7 +16,7 @@ _READERS = frozenset(
     "rev fold fmt pr column expand unexpand iconv tr file source . zcat zless zmore gzip gunzip bzcat "
     "bzip2 xzcat xz lz4cat zstdcat zstd unzip tar zip shasum sha1sum sha256sum sha512sum md5sum cksum "
     "openssl gpg look split csplit shuf vi vim view nano emacs ed ex scp rsync ptx sdiff diff3 link "
-    "sh bash zsh dash ksh mksh fish".split())  # a shell reads its script (`bash -v .env` prints it)
+    "sh bash zsh dash ksh mksh fish tsort sum b2sum cksum".split())  # a shell reads its script (`bash -v .env` prints it)
 _PATTERN_FIRST = frozenset("grep egrep fgrep rg ag ack sed awk gawk mawk nawk jq yq".split())
 _PATTERN_OPTIONS = frozenset({"-e", "--regexp", "-f", "--file", "--expression"})
 _WRITERS = frozenset("cp mv tee dd touch truncate ln link install mkdir mktemp mkfifo mknod shred rm rmdir "
@@ -38,7 +38,8 @@ def files_of(form: Form) -> tuple[list[Word], list[Word]]:
     if name == "xargs":  # `xargs -a FILE` reads its arguments from FILE
         return _option_values(form, ("-a", "--arg-file")), []
     if name == "find":  # `-fprint FILE` and friends write; `-delete` changes every start path
-        return [], _option_values(form, ("-fprint", "-fprint0", "-fprintf", "-fls")) + _find_deletes(form)
+        return (_option_values(form, ("-files0-from",)),
+                _option_values(form, ("-fprint", "-fprint0", "-fprintf", "-fls")) + _find_deletes(form))
     if name == "tar":  # `tar cf ARCHIVE` / `-cf ARCHIVE`: a cluster with f names the archive
         first = form[1].shown if len(form) > 1 else ""
         archive = [form[2]] if re.fullmatch(r"[A-Za-z]*f[A-Za-z]*", first) and len(form) > 2 else []
@@ -50,8 +51,10 @@ def files_of(form: Form) -> tuple[list[Word], list[Word]]:
     if name == "uniq":
         operands = _operands(form)[0]
         return operands[:1], operands[1:2]
-    if name == "git" and "--no-index" in [w.shown for w in form]:  # `git diff --no-index A B` reads A and B
-        return [w for w in form[2:] if not w.shown.startswith("-")], []
+    if name == "git":  # `git diff /dev/null .env`, `git show HEAD:.env`, `git grep x -- .env` print files
+        return _git_reads(form), written
+    if name in ("du", "wc") and (listed := _option_values(form, ("--files0-from",))):
+        return listed, written
     if name not in _READERS and name not in _WRITERS:
         return [], written
     if name == "dd":
@@ -70,6 +73,22 @@ def files_of(form: Form) -> tuple[list[Word], list[Word]]:
     if name in _WRITERS:
         return (operands if name in ("gzip", "gunzip", "bzip2", "xz", "zstd", "patch") else []), operands + written
     return operands, written
+
+
+def _git_reads(form: Form) -> list[Word]:
+    """The paths `git diff`, `show`, `log`, `blame` and `grep` print: their operands (`REV:path`
+    names `path`)."""
+    words = [word.shown for word in form]
+    command = next((i for i, word in enumerate(words[1:], start=1) if not word.startswith("-")), None)
+    if command is None or words[command] not in ("diff", "show", "log", "blame", "grep", "annotate", "cat-file"):
+        return []
+    found = []
+    for word in form[command + 1:]:
+        if word.shown.startswith("-") and word.shown != "-":
+            continue
+        _, colon, path = word.shown.partition(":")
+        found.append(Word(path, path if word.text is not None else None, path) if colon and path else word)
+    return found
 
 
 def moves_folder(form: Form) -> bool:

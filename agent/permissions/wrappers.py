@@ -29,6 +29,7 @@ class _Wrapper:
     harmless: str | None = None  # for allow rules, a regex of the flags it may carry; None: never
     command_options: frozenset[str] = frozenset()  # options whose value is a whole command line
     optional_positional: bool = False  # `runcon CONTEXT cmd` and `runcon -t TYPE cmd` alike
+    optional_values: frozenset[str] = frozenset()  # long options whose value comes only after `=`
 
     @property
     def dash_is_option(self) -> bool:
@@ -37,14 +38,15 @@ class _Wrapper:
 
 
 def _wrapper(options: str = "", positionals: int = 0, harmless: str | None = None, commands: str = "",
-             optional_positional: bool = False) -> _Wrapper:
-    return _Wrapper(frozenset(options.split()), positionals, harmless, frozenset(commands.split()), optional_positional)
+             optional_positional: bool = False, optional: str = "") -> _Wrapper:
+    return _Wrapper(frozenset(options.split()), positionals, harmless, frozenset(commands.split()), optional_positional,
+                    frozenset(optional.split()))
 
 
 WRAPPERS = {
     "timeout": _wrapper("-s --signal -k --kill-after", 1,
                         r"--foreground|--preserve-status|--verbose|-v|-[sk][\w.+-]+|--(?:signal|kill-after)=[\w.+-]+"),
-    "time": _wrapper(harmless="-p"),
+    "time": _wrapper("-o --output -f --format", harmless="-p"),
     "nice": _wrapper("-n --adjustment", harmless=r"-\d+"),
     "nohup": _wrapper(harmless="(?!)"),
     "stdbuf": _wrapper("-i -o -e --input --output --error", harmless=r"-[ioe]\w+|--(?:input|output|error)=\w+"),
@@ -58,8 +60,8 @@ WRAPPERS = {
     "sudo": _wrapper("-u --user -g --group -U --other-user -C --close-from -D --chdir -h --host -p --prompt "
                      "-r --role -t --type -T --command-timeout -R --chroot -c --login-class"),
     "doas": _wrapper("-u -C"),
-    "xargs": _wrapper("-I -L -n -P -s -d -E -a --arg-file --max-args --max-procs --max-lines --max-chars "
-                      "--delimiter --replace --eof --process-slot-var"),
+    "xargs": _wrapper("-I -L -n -P -s -d -E -a --arg-file --max-args --max-procs --max-chars --delimiter "
+                      "--process-slot-var", optional="--replace --eof --max-lines"),
     "ionice": _wrapper("-c -n -p -P -u --class --classdata"),
     "setsid": _wrapper(),
     "taskset": _wrapper(positionals=1),
@@ -69,11 +71,13 @@ WRAPPERS = {
                        "--output-limit", commands="-c --command"),
     "su": _wrapper("-s --shell -g --group -G --supp-group -w --whitelist-environment", commands="-c --command --session-command"),
     "unbuffer": _wrapper(),
-    "strace": _wrapper("-e -o -p -s -u -E"),
+    "strace": _wrapper("-e -o -p -s -u -E -P -b -I -a -S -O -X --output --trace-path --detach-on --interruptible "
+                       "--string-limit --user --env --summary-sort-by"),
     "ltrace": _wrapper("-e -o -p -s -u"),
     "chroot": _wrapper(positionals=1),
-    "unshare": _wrapper(),
-    "nsenter": _wrapper("-t --target"),
+    "unshare": _wrapper("-w --wd -R --root -S --setuid -G --setgid --map-user --map-group --propagation "
+                        "--map-users --map-groups"),
+    "nsenter": _wrapper("-t --target -S --setuid -G --setgid -w --wd -r --root"),
     "firejail": _wrapper(),
     "proxychains": _wrapper("-f"),
     "caffeinate": _wrapper(),
@@ -203,7 +207,8 @@ def _read_options(form: Form, wrapper: _Wrapper, i: int, lines: tuple[Word, ...]
 
 def _long_option(option: str, wrapper: _Wrapper) -> str | None:
     """The long option `option` names, exactly or by an unambiguous start; None when unknown."""
-    known = [o for o in (*wrapper.value_options, *wrapper.command_options) if o.startswith("--")]
+    known = [o for o in (*wrapper.value_options, *wrapper.command_options, *wrapper.optional_values)
+             if o.startswith("--")]
     if option in known:
         return option
     matching = [o for o in known if o.startswith(option)]
