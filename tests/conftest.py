@@ -207,6 +207,14 @@ class Harness:
 
 
 @pytest.fixture
+def model():
+    """A scripted model server of the test's own (127.0.0.1), closed when the test ends."""
+    served = ScriptedModel()
+    yield served
+    served.close()
+
+
+@pytest.fixture
 def home(tmp_path: Path) -> Path:
     """An empty home folder for unit tests of discovery and settings."""
     path = tmp_path / "home"

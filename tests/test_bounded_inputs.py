@@ -5,12 +5,10 @@ under a time and memory bound, so a regression fails fast instead of swapping th
 
 from __future__ import annotations
 
-import contextlib
 import copy
 import json
 import os
 import resource
-import signal
 import subprocess
 from pathlib import Path
 
@@ -20,36 +18,12 @@ import yaml
 from agent import cli
 from agent.transcripts import project_folder
 from conftest import CASSETTES, REPO
+from limits import bounded
 from scripted_model import text
 
 MB = 1024 * 1024
 # recorded sessions with tool runs, one per wire: the fuzz test's and the malformed fields' seeds
 SEEDS = [CASSETTES / "base_stages" / f"test_md6_execute_the_read_tool-{wire}.yaml" for wire in ("anthropic", "openrouter")]
-
-
-def _address_space() -> int:
-    with open("/proc/self/statm") as statm:
-        return int(statm.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
-
-
-@contextlib.contextmanager
-def bounded(seconds: int = 30, megabytes: int = 2048):
-    """Run the body with an alarm after `seconds` and at most `megabytes` more address space than
-    the process has now: a hang or a blow-up fails the test instead of holding the machine."""
-    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
-    resource.setrlimit(resource.RLIMIT_AS, (_address_space() + megabytes * MB, hard))
-
-    def too_slow(*_):
-        raise TimeoutError(f"still running after {seconds} s")
-
-    previous = signal.signal(signal.SIGALRM, too_slow)
-    signal.alarm(seconds)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, previous)
-        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
 
 
 def _program(*args: str, cwd: Path, home: Path, megabytes: int = 1536) -> subprocess.CompletedProcess:

@@ -20,7 +20,7 @@ import pytest
 
 from agent import cli
 from agent.model import retry
-from scripted_model import ScriptedModel, call, raw, raw_call, text
+from scripted_model import call, raw, raw_call, text
 
 PROVIDERS = ["openrouter", "anthropic"]
 KEYS = {"openrouter": "OPENROUTER_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
@@ -240,13 +240,6 @@ class HeaderRecorder:
     def close(self) -> None:
         self._server.shutdown()
         self._server.server_close()
-
-
-@pytest.fixture
-def model():
-    running = ScriptedModel()
-    yield running
-    running.close()
 
 
 @pytest.mark.parametrize("provider", PROVIDERS)

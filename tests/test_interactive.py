@@ -78,13 +78,6 @@ class Session:
 
 
 @pytest.fixture
-def model():
-    served = ScriptedModel()
-    yield served
-    served.close()
-
-
-@pytest.fixture
 def start(model, tmp_path):
     """start(*flags, bypass=True): a session in a fresh workspace and home."""
     workspace, home = tmp_path / "workspace", tmp_path / "home"

@@ -25,7 +25,7 @@ from agent.model import retry
 from agent.model.client import ModelClient
 from agent.errors import ProviderError, UsageError
 from agent.model.providers import select_provider
-from scripted_model import ScriptedModel, fail, raw, text
+from scripted_model import fail, raw, text
 
 KEYS = {"openrouter": "OPENROUTER_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
 MODEL = "anthropic/claude-haiku-4.5"
@@ -289,13 +289,6 @@ def logged(monkeypatch) -> list[str]:
     monkeypatch.setattr(logger, "propagate", False)
     monkeypatch.setattr(logger, "level", logging.WARNING)
     return lines
-
-
-@pytest.fixture
-def model():
-    running = ScriptedModel()
-    yield running
-    running.close()
 
 
 def client_for(base: str, **kwargs) -> ModelClient:

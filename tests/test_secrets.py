@@ -80,13 +80,6 @@ def written_by(done, tmp_path: Path, model: ScriptedModel) -> dict[str, str]:
     return found
 
 
-@pytest.fixture
-def model():
-    served = ScriptedModel()
-    yield served
-    served.close()
-
-
 @pytest.mark.parametrize("provider", ["openrouter", "anthropic"])
 def test_a_key_a_command_prints_in_any_encoding_is_redacted_everywhere(provider, model, tmp_path):
     model.script(call("Bash", command=LEAKING_COMMAND), lambda request: text(request.tool_results()[0]))

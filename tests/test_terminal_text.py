@@ -33,13 +33,6 @@ BASES = {"openrouter": ("OPENROUTER_BASE_URL", "OPENROUTER_API_KEY", "/api/v1"),
 
 
 @pytest.fixture
-def model():
-    served = ScriptedModel()
-    yield served
-    served.close()
-
-
-@pytest.fixture
 def place(tmp_path: Path):
     workspace, home = tmp_path / "workspace", tmp_path / "home"
     workspace.mkdir()

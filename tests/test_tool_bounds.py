@@ -5,10 +5,8 @@ under a memory rlimit, so a regression fails fast instead of swapping the machin
 
 from __future__ import annotations
 
-import contextlib
 import os
 import resource
-import signal
 import subprocess
 import sys
 import textwrap
@@ -24,6 +22,7 @@ from agent.tools.files import READ
 from agent.tools.search import GLOB, GREP
 from agent.workspace import Workspace
 from conftest import REPO
+from limits import within
 from scripted_model import text
 
 MEMORY_LIMIT = 1 << 30  # the agent and its ripgrep, while a file holds a 2 GB line
@@ -46,21 +45,6 @@ def bounded(code: str, cwd: Path, seconds: float = 60) -> str:
                           capture_output=True, text=True, timeout=seconds)
     assert done.returncode == 0, done.stderr[-2000:]
     return done.stdout
-
-
-@contextlib.contextmanager
-def within(seconds: int):
-    """Fail (not hang) when the block runs longer than `seconds`."""
-    def expire(*_):
-        raise TimeoutError(f"still running after {seconds} s")
-
-    previous = signal.signal(signal.SIGALRM, expire)
-    signal.alarm(seconds)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, previous)
 
 
 def test_a_2gb_line_after_8kb_of_text_is_streamed_by_read_and_grep(tmp_path):
