@@ -483,6 +483,13 @@ TABLE = [  # command, DENY, ALLOW, ASK
     ("find -files0-from .env", "d", "a", "k"),
     ("du --files0-from=.env", "d", ".", "k"),
     ("tsort .env", "d", ".", "k"),
+    # a fifth pass
+    ('echo <<E"O"F\nEOF\ntouch pwned\nE"O"F\n', "d", ".", "k"),
+    ("echo <<$'EOF'\nEOF\nrm x\n$'EOF'\n", "d", ".", "k"),
+    ('cat <<E""OF\nEOF\necho hi > .git/config\nE""OF\n', "d", ".", "k"),
+    ("echo x > \\ \ntouch pwned\n", "d", ".", "k"),
+    ("echo x <<< \\ \nrm x\n", "d", ".", "k"),
+    ("echo x 2> \\ \ncat .env\n", "d", ".", "k"),
 ]
 
 

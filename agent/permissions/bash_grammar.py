@@ -3,6 +3,10 @@ statements, which are leaves that run nothing, which are redirections, which mak
 run time, and the reserved words that must never stand where a command does. A node type in none of
 these is one the checker does not know, and a line holding it is not approved."""
 
+from __future__ import annotations
+
+import re
+
 # Nodes that hold statements or expressions: read child by child.
 CONTAINERS = frozenset({
     "program", "list", "pipeline", "subshell", "compound_statement", "do_group", "if_statement",
@@ -21,5 +25,20 @@ LEAVES = frozenset({
 })
 REDIRECTS = frozenset({"file_redirect", "heredoc_redirect", "herestring_redirect"})
 DYNAMIC = frozenset({"simple_expansion", "expansion", "command_substitution", "process_substitution",
-                      "arithmetic_expansion", "brace_expression", "extglob_pattern"})
+                     "arithmetic_expansion", "brace_expression", "extglob_pattern"})
 RESERVED = frozenset("{ } ! [[ ]] case do done elif else esac fi for function if in select then until while".split())
+
+
+def descendants(node, kinds: tuple[str, ...]):
+    """The nodes under `node` whose type is one of `kinds`, without recursion."""
+    stack = list(node.children)
+    while stack:
+        child = stack.pop()
+        if child.type in kinds:
+            yield child
+        stack.extend(child.children)
+
+
+def unbackquoted(body: str) -> str:
+    """A backquoted body as bash runs it: `\\``, `\\$` and `\\\\` lose their backslash."""
+    return re.sub(r"\\([`$\\])", r"\1", body)

@@ -15,7 +15,7 @@ import re
 import threading
 from typing import Any
 
-from agent.permissions.bash_grammar import CONTAINERS, DYNAMIC, LEAVES, REDIRECTS, RESERVED
+from agent.permissions.bash_grammar import CONTAINERS, DYNAMIC, LEAVES, REDIRECTS, RESERVED, descendants, unbackquoted
 from agent.permissions.bash_suspects import suspicions
 from agent.permissions.bash_words import (BRACES, Analysis, Redirect, SimpleCommand, Word, ansi_c, concatenated,
                                           unquoted_word)
@@ -99,7 +99,7 @@ class _Reader:
             self.found.assigned.add(self.text(variable))
         if kind == "command_substitution" and self.text(node).startswith("`") and "\\" in self.text(node):
             # inside backquotes `\`` starts a nested substitution the grammar reads as text
-            self.merge(analyse(_unbackquoted(self.text(node)[1:-1])))
+            self.merge(analyse(unbackquoted(self.text(node)[1:-1])))
         for child in node.children:
             if child.is_named or child.type == "ERROR":
                 self.statement(child, depth + 1)
@@ -190,6 +190,8 @@ class _Reader:
             return []
         targets = [child for child in node.named_children if child.type not in ("file_descriptor",)]
         target = self.word(targets[0], depth) if targets else None
+        if b"\n" in self.source[node.start_byte:node.end_byte].replace(b"\\\n", b""):
+            self.problem("a line break inside one command, where bash ends the command")  # `> \<space><LF>cmd`
         fd = next((self.text(child) for child in node.named_children if child.type == "file_descriptor"), "")
         if target is not None and re.match(r"/dev/(?:tcp|udp)/", target.text or target.prefix):
             self.problem("a /dev/tcp or /dev/udp redirection, which opens a network connection")
@@ -207,18 +209,24 @@ class _Reader:
         for child in node.named_children:  # `cat <<EOF && cmd`, `<<EOF | sh`, `<<EOF > file`: the grammar nests them here
             if child.type not in ("heredoc_start", "heredoc_body", "heredoc_end"):
                 self.statement(child, depth + 1)
+        if start is not None and body is not None and re.search(r"['\"\\$]", self.text(start)):
+            # bash ends the body at the delimiter with its quotes removed (`<<E"O"F` ends at `EOF`)
+            delimiter = re.sub(r"""\$?['"]|\\""", "", self.text(start))
+            strip = "\t" if any(child.type == "<<-" for child in node.children) else ""
+            if any(line.lstrip(strip) == delimiter for line in self.text(body).split("\n")):
+                self.problem("a here-document whose quoted delimiter bash would find earlier than the grammar")
         if body is None or start is None or re.search(r"['\"\\]", self.text(start)):
             return None  # no body, or a quoted delimiter: the body is text, nothing in it expands
         self.statement(body, depth + 1)
         text = self.text(body)
-        read = sum(1 for _ in _descendants(body, ("command_substitution", "arithmetic_expansion")))
+        read = sum(1 for _ in descendants(body, ("command_substitution", "arithmetic_expansion")))
         if text.count("$(") > read:
             self.problem("a here-document expansion the checker cannot read")
         quotes = re.findall(r"(?<!\\)(?:\\\\)*`((?:\\.|[^`\\])*)`", text, re.DOTALL)
         if len(re.findall(r"(?<!\\)(?:\\\\)*`", text)) != 2 * len(quotes):
             return self.problem("an unpaired backquote in a here-document")
         for inner in quotes:
-            self.merge(analyse(_unbackquoted(inner)))
+            self.merge(analyse(unbackquoted(inner)))
 
     def merge(self, nested: Analysis) -> None:
         """Add what a separately read piece of the line (a backquoted body) does."""
@@ -316,20 +324,6 @@ class _Reader:
         raw = self.source[start:end].decode("utf-8", errors="surrogatepass")
         text = re.sub(r'\\([$`"\\])', r"\1", raw.replace("\\\n", ""))
         return [Word(raw, text, text)]
-
-
-def _descendants(node, kinds: tuple[str, ...]):
-    stack = list(node.children)
-    while stack:
-        child = stack.pop()
-        if child.type in kinds:
-            yield child
-        stack.extend(child.children)
-
-
-def _unbackquoted(body: str) -> str:
-    """A backquoted body as bash runs it: `\\``, `\\$` and `\\\\` lose their backslash."""
-    return re.sub(r"\\([`$\\])", r"\1", body)
 
 
 def _clip(text: str) -> str:
