@@ -490,6 +490,10 @@ TABLE = [  # command, DENY, ALLOW, ASK
     ("echo x > \\ \ntouch pwned\n", "d", ".", "k"),
     ("echo x <<< \\ \nrm x\n", "d", ".", "k"),
     ("echo x 2> \\ \ncat .env\n", "d", ".", "k"),
+    # a sixth pass: the text judged is the text bash runs
+    ("\x1c# ; rm x", "d", ".", "k"),
+    ("\x1c#;cat .env\necho hi", "d", ".", "k"),
+    ("\u2028# ; touch pwned\necho hi", "d", ".", "k"),
 ]
 
 
@@ -519,6 +523,17 @@ def test_the_table_is_large_and_has_no_repeats():
 def test_each_command_is_decided_on_its_parse_tree(cwd, home, command, deny, allow, ask):
     assert (_outcome("deny", command, cwd, home), _outcome("allow", command, cwd, home),
             _outcome("ask", command, cwd, home)) == (deny, allow, ask)
+
+
+def test_always_is_offered_only_a_rule_for_a_plain_command_word(cwd, home):
+    plain = Policy("default", (), (), (), cwd, home)
+    suggested = {command: plain.check("Bash", {"command": command}, False).suggestion
+                 for command in ("FOO=1 make", "LANG=C make", "' ls' x", "'*' x", "git status")}
+    assert suggested == {"FOO=1 make": "Bash", "LANG=C make": "Bash(make:*)", "' ls' x": "Bash", "'*' x": "Bash",
+                         "git status": "Bash(git:*)"}
+    prefixed = Policy("default", ("Bash(NODE_ENV=test:*)",), (), (), cwd, home)
+    assert not prefixed.check("Bash", {"command": 'NODE_ENV=test bash -c "rm -rf x"'}, False).allowed
+    assert prefixed.check("Bash", {"command": "NODE_ENV=test npm test"}, False).allowed
 
 
 def test_a_refusal_names_the_command_and_the_construct(cwd, home):

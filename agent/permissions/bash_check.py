@@ -10,6 +10,7 @@ The policy is handed in (duck-typed, so this module imports nothing above it): `
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from typing import Any, Iterator
 
@@ -217,7 +218,9 @@ def _approved(policy: Any, simple: SimpleCommand, depth: int, assigned: frozense
         if not argument_safe(form[0]) and any(w.substituted or set(w.variables) & assigned for w in form[1:]):
             continue  # `git log $(echo --output=.git/config)`: options the line itself makes up
         rule = next((text for text, spec in policy.bash_rules("allow") if spec is not None and matches(spec, form)), None)
-        if rule and all(_inner_approved(policy, inner, depth) for inner in _runs(form)):
+        command = form[len(simple.assignments):] if form[:1] and form[0].shown.startswith(
+            tuple(f"{name}=" for name, _ in simple.assignments[:1])) else form  # `A=1 bash -c ...` runs bash
+        if rule and command and all(_inner_approved(policy, inner, depth) for inner in _runs(command)):
             return rule
     return None
 
@@ -262,10 +265,12 @@ def _assigned(analysis: Analysis) -> frozenset[str]:
 
 
 def _suggestion(simple: SimpleCommand) -> str:
-    """The narrowest allow rule worth offering for an unapproved command: `Bash(word:*)`."""
-    forms = allow_forms(simple)
-    word = forms[-1][0].text if forms and forms[-1] else None
-    return f"Bash({word}:*)" if word and word.isprintable() and "(" not in word and ")" not in word else "Bash"
+    """The narrowest allow rule worth offering for an unapproved command: `Bash(word:*)` for its
+    plain command word (never an assignment, a pattern or a quoted word with blanks); else `Bash`,
+    which an "always" answer approves only once."""
+    forms = [form for form in allow_forms(simple) if not simple.assignments or form[0] is simple.words[0]]
+    word = forms[-1][0].text if forms and forms[-1] and harmless_assignments(simple) else None
+    return f"Bash({word}:*)" if word and re.fullmatch(r"[\w.+-][\w./+-]*", word) else "Bash"
 
 
 def _subject(simple: SimpleCommand, command: str) -> str:

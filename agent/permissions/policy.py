@@ -50,7 +50,8 @@ class Policy:
         args = arguments if isinstance(arguments, dict) else {}
         tool_name = tool_name if isinstance(tool_name, str) else ""
         if tool_name == "Bash":
-            return self._check_bash(_text(args.get("command")))
+            command = args.get("command")  # judged exactly as bash will run it: no strip() of what bash keeps
+            return self._check_bash(command if isinstance(command, str) else "")
         subject, paths = self._subject(tool_name, args), self._paths(tool_name, args)
         if rule := self._first_match("deny", tool_name, args, paths):
             return _refusal("deny", subject, rule)
