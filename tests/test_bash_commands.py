@@ -494,6 +494,8 @@ TABLE = [  # command, DENY, ALLOW, ASK
     ("\x1c# ; rm x", "d", ".", "k"),
     ("\x1c#;cat .env\necho hi", "d", ".", "k"),
     ("\u2028# ; touch pwned\necho hi", "d", ".", "k"),
+    ('echo hi"\u200b', "d", ".", "k"),  # an open quote ending in a multi-byte character
+    ("echo \udcc2; touch pwned", "d", ".", "k"),  # bytes that are not UTF-8 reach bash raw
 ]
 
 

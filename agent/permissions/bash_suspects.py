@@ -23,7 +23,7 @@ _LITERALS = frozenset({"raw_string", "string_content", "word", "heredoc_content"
 
 def suspicions(source: bytes, root) -> list[str]:
     """The constructs of the tree under `root` (parsed from `source`) that bash may read otherwise."""
-    text = source.decode("utf-8", errors="surrogatepass")
+    text = source.decode("utf-8", errors="replace")
     found = [f"a {repr(char)} character, which bash does not take for a blank"
              for char in dict.fromkeys(c for c in text if c.isspace() and c not in _BLANKS)]
     if re.search(r"/dev/(?:tcp|udp)/", text):
@@ -58,7 +58,7 @@ def _sets_variable(source: bytes, node) -> bool:
 
 
 def _suspect(source: bytes, node) -> str | None:
-    kind, body = node.type, source[node.start_byte:node.end_byte].decode("utf-8", errors="surrogatepass")
+    kind, body = node.type, source[node.start_byte:node.end_byte].decode("utf-8", errors="replace")
     if kind == "command" and _bare_line_break(source, node):
         return "a line break inside one command, where bash ends the command"
     if kind in ("word", "regex", "extglob_pattern") and not node.children and _UNREAD_SUBSTITUTION.search(body):
@@ -138,4 +138,4 @@ def environment_like(name: str) -> bool:
 
 
 def _text(source: bytes, node) -> str:
-    return source[node.start_byte:node.end_byte].decode("utf-8", errors="surrogatepass")
+    return source[node.start_byte:node.end_byte].decode("utf-8", errors="replace")

@@ -36,7 +36,10 @@ def analyse(command: str) -> Analysis:
     if "\x00" in command:
         found.problems.append("a NUL character")
         return found
-    source = command.encode("utf-8", errors="surrogatepass")
+    if any("\ud800" <= char <= "\udfff" for char in command):  # bytes that are not UTF-8 reach bash raw
+        found.problems.append("bytes that are not UTF-8 text")
+        return found
+    source = command.encode("utf-8")  # slices of it are decoded with replacement: a cut character reads as U+FFFD
     with _parser_lock:
         tree = _get_parser().parse(source)
     _Reader(source, found).statement(tree.root_node, 0)
@@ -63,7 +66,7 @@ class _Reader:
         self.source, self.found = source, found
 
     def text(self, node) -> str:
-        return self.source[node.start_byte:node.end_byte].decode("utf-8", errors="surrogatepass")
+        return self.source[node.start_byte:node.end_byte].decode("utf-8", errors="replace")
 
     def problem(self, what: str) -> None:
         if what not in self.found.problems:
@@ -263,7 +266,7 @@ class _Reader:
             else:
                 parts.append(self.word(piece, depth))
             i += 1
-        source = self.source[group[0].start_byte:group[-1].end_byte].decode("utf-8", errors="surrogatepass")
+        source = self.source[group[0].start_byte:group[-1].end_byte].decode("utf-8", errors="replace")
         return concatenated(source, parts)
 
     def word(self, node, depth: int) -> Word:
@@ -321,7 +324,7 @@ class _Reader:
         lose their backslash and a line continuation vanishes."""
         if end <= start:
             return []
-        raw = self.source[start:end].decode("utf-8", errors="surrogatepass")
+        raw = self.source[start:end].decode("utf-8", errors="replace")
         text = re.sub(r'\\([$`"\\])', r"\1", raw.replace("\\\n", ""))
         return [Word(raw, text, text)]
 
