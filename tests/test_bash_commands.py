@@ -597,3 +597,19 @@ def test_a_write_through_a_symlink_and_dot_dot_is_judged_where_the_system_takes_
     outside = allow.check("Bash", {"command": "echo x > o/../escaped.txt"}, False)
     assert not outside.allowed and "outside the workspace" in outside.reason
     assert allow.check("Bash", {"command": "echo x > h2/../config"}, False).allowed  # no link: ./config
+
+
+def test_a_check_that_cannot_finish_refuses_and_the_run_goes_on(cwd, home):
+    import inspect
+    import sys
+
+    command = "echo " + "$(" * 60 + "ls" + ")" * 60
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(len(inspect.stack()) + 80)  # a deep line on a small stack: the reader runs out
+    try:
+        denied = _policy("deny", cwd, home).check("Bash", {"command": command}, False)
+        allowed = _policy("allow", cwd, home).check("Bash", {"command": command}, False)
+    finally:
+        sys.setrecursionlimit(limit)
+    assert not denied.allowed and denied.kind == "unreadable" and "could not read it" in denied.reason
+    assert not allowed.allowed and allowed.kind == "uncertain"

@@ -87,7 +87,13 @@ class Policy:
         """Decided on the command's parse tree (see `bash_check`)."""
         from agent.permissions.bash_check import judge  # the parser loads only when a command is checked
 
-        verdict = judge(self, command)
+        try:
+            verdict = judge(self, command)
+        except (ValueError, UnicodeError, RecursionError) as error:  # fail closed, and the run goes on
+            rule = next((text for text, _ in self.bash_rules("deny")), "")
+            subject = f"Bash command {quoted(command)} (the checker could not read it: {type(error).__name__})"
+            return _refusal("unreadable", subject, rule) if rule else _refusal(
+                "uncertain", subject + ", so no rule can approve it;")
         if verdict.allowed:
             return Decision(True, verdict.reason)
         return _refusal(verdict.kind, verdict.subject, verdict.rule, verdict.ways, verdict.suggestion)
