@@ -154,7 +154,7 @@ def append_text(path: Path, text: str) -> None:
     """Append `text` (UTF-8) to the regular file at `path`, creating it, whole or not at all: a
     write that fails part way (a full disk) is cut back off, so the file is as it was and no line
     is left half written (OSError). A device, FIFO or socket there is refused without blocking on
-    it. A lone surrogate is written as its `\\udXXX` escape, which JSON reads back as that same
+    it. A lone surrogate is written as its backslash escape (`\\udc80`), which JSON reads back as that same
     character, so one odd character in a JSON line never stops the writing."""
     data = memoryview(text.encode("utf-8", errors="backslashreplace"))
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK, 0o666)

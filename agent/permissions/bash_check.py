@@ -47,10 +47,11 @@ def judge(policy: Any, command: str) -> Verdict:
     analysis = analyse(command)
     whole = f"Bash command {quoted(command)}"
     expanded = _expanded(analysis)
+    files = _files(expanded)
     for kind in ("deny", "ask") if policy.mode != "bypassPermissions" else ("deny",):
         if refusal := _rule_refusal(kind, policy.bash_rules(kind), expanded, command):
             return refusal
-        if refusal := _file_refusal(kind, policy, expanded, command):
+        if refusal := _file_refusal(kind, policy, files, command):
             return refusal
     if policy.mode == "plan":
         return Verdict(False, kind="plan", subject=whole)
@@ -58,13 +59,13 @@ def judge(policy: Any, command: str) -> Verdict:
         return Verdict(True, "bypassPermissions mode")
     plain = next((text for text, spec in policy.bash_rules("allow") if spec is None), None)
     if plain:  # approves every line, even one we cannot read
-        return _writes_refusal(policy, expanded, command, needs_sensitive_only=True) or \
+        return _writes_refusal(policy, files, expanded, command, needs_sensitive_only=True) or \
             Verdict(True, f"allowed by the rule '{plain}'")
     if problems := expanded.problems or _run_time_words(analysis):
         return Verdict(False, kind="uncertain", subject=f"{whole} has {problems[0]}, so no rule can approve it;")
     if not analysis.commands:  # `[[ ... ]]`, `(( ... ))` or a bare `> file`: no rule names it
         return Verdict(False, kind="approval", subject=whole, ways=("--allowedTools 'Bash'",), suggestion="Bash")
-    if refusal := _writes_refusal(policy, expanded, command):
+    if refusal := _writes_refusal(policy, files, expanded, command):
         return refusal
     allow = policy.bash_rules("allow")
     if len(analysis.commands) > 1 and any(spec and command_matches(spec, command, whole=True) for _, spec in allow):
@@ -125,12 +126,13 @@ def _rule_refusal(kind: str, rules: list[tuple[str, str | None]], found: Analysi
     return None
 
 
-def _file_refusal(kind: str, policy: Any, found: Analysis, command: str) -> Verdict | None:
+FileWords = tuple[list[tuple[Word, "str | None"]], list[tuple[Word, "str | None"]]]
+
+
+def _file_refusal(kind: str, policy: Any, files: FileWords, command: str) -> Verdict | None:
     """The refusal of the first Read or Edit rule of `kind` that covers a file the line reads or writes."""
-    reads, writes = _files(found)
-    for tool, words in (("Read", reads), ("Edit", writes)):
-        for word in words:
-            path = _path_text(word, found)
+    for tool, words in (("Read", files[0]), ("Edit", files[1])):
+        for word, path in words:
             rule = policy.file_rule(kind, tool, path)
             if rule:
                 verb = "reads" if tool == "Read" else "writes"
@@ -140,13 +142,14 @@ def _file_refusal(kind: str, policy: Any, found: Analysis, command: str) -> Verd
     return None
 
 
-def _writes_refusal(policy: Any, found: Analysis, command: str, needs_sensitive_only: bool = False) -> Verdict | None:
+def _writes_refusal(policy: Any, files: FileWords, found: Analysis, command: str,
+                    needs_sensitive_only: bool = False) -> Verdict | None:
     """Why a file the line writes keeps any rule from approving it (outside the allowed folders, a
     sensitive file, or a target decided at run time), or None."""
-    for word in _files(found)[1]:
-        path = _path_text(word, found)
-        if _quiet(path, found):
-            continue
+    quiet_streams = not _reopening(found)
+    for word, path in files[1]:
+        if path in _STANDARD_STREAMS and quiet_streams:
+            continue  # the standard streams write no file unless the line reopens them on one
         problem = policy.write_problem(path, sensitive_only=needs_sensitive_only)
         if problem is None:
             continue
@@ -160,8 +163,9 @@ def _writes_refusal(policy: Any, found: Analysis, command: str, needs_sensitive_
     return None
 
 
-def _files(found: Analysis) -> tuple[list[Word], list[Word]]:
-    """The words the line reads and writes as files: redirections, and what readers and writers name."""
+def _files(found: Analysis) -> FileWords:
+    """The words the line reads and writes as files (redirections, and what readers and writers
+    name), each with the path it names (see `_path_text`)."""
     reads = [r.target for r in found.redirects if r.reads and r.target is not None]
     writes = [r.target for r in found.redirects if r.writes and r.target is not None]
     if (reopened := _reopening(found)) and any(word.text in _STANDARD_STREAMS for word in writes):
@@ -171,15 +175,9 @@ def _files(found: Analysis) -> tuple[list[Word], list[Word]]:
             read, written = files_of(form)
             reads += read
             writes += written
-    return reads, writes
-
-
-def _quiet(path: str | None, found: Analysis) -> bool:
-    """Whether a write to `path` writes no file: `/dev/null`, or the standard streams while the
-    line reopens neither on a file (`1<.git/config >/dev/stdout` writes `.git/config`)."""
-    if path == "/dev/null":
-        return True
-    return path in _STANDARD_STREAMS and not _reopening(found)
+    moved = any(form and moves_folder(form)  # `builtin cd`, `env -C DIR`, `find -execdir`
+                for simple in found.commands for form in deny_forms(simple))
+    return [(w, _path_text(w, moved)) for w in reads], [(w, _path_text(w, moved)) for w in writes]
 
 
 def _reopening(found: Analysis) -> list[Word]:
@@ -189,13 +187,11 @@ def _reopening(found: Analysis) -> list[Word]:
             and (r.fd not in ("", "0") and not r.writes or r.operator == "<>")]
 
 
-def _path_text(word: Word, found: Analysis) -> str | None:
-    """The path a file word names, or None when run time decides it (also a relative path after a
-    `cd`, which moves where it leads)."""
+def _path_text(word: Word, moved: bool) -> str | None:
+    """The path a file word names, or None when run time decides it (also a relative path when the
+    line `moved` to another folder, which changes where it leads)."""
     if word.text is None or not word.text or word.text.startswith(_MOVING_PATHS):
         return None
-    moved = any(form and moves_folder(form)  # `builtin cd`, `env -C DIR`, `find -execdir`
-                for simple in found.commands for form in deny_forms(simple))
     if moved and not (os.path.isabs(word.text) or word.text.startswith("~")):
         return None
     return word.text

@@ -20,7 +20,7 @@ MODES = ("default", "acceptEdits", "bypassPermissions", "plan", "dontAsk", "auto
 READ_FAMILY = ("Read", "Glob", "Grep")  # a Read rule applies to every tool that reads files
 EDIT_FAMILY = ("Edit", "Write")  # an Edit rule applies to every tool that edits files
 FREE_TOOLS = ("Agent",)  # launching a subagent changes nothing; its own tools are checked
-_QUIET_FILES = ("/dev/null",)  # writes nothing (the standard streams: see bash_check)
+_QUIET_FILES = ("/dev/null",)  # writes nothing (the standard streams depend on the line: see bash_check)
 
 
 @dataclass(frozen=True)
