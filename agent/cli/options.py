@@ -68,8 +68,25 @@ def build_parser() -> argparse.ArgumentParser:
     recording.add_argument("--record", metavar="CASSETTE", help="run live and record every model exchange to CASSETTE")
     recording.add_argument("--replay", metavar="CASSETTE", help="run offline, answering from CASSETTE")
     add("--replay-tools", action="store_true", help="with --replay: take tool results from the cassette too; nothing runs")
+    add_match_flags(parser)
+    add("--setting-sources", metavar="SOURCES",
+        help="which settings, skills, agents and CLAUDE.md files load: a comma-separated list of user, project "
+             "and local (default: all three); e.g. project,local to record without your home folder's")
     add("--version", action="version", version=f"agent {__version__}")
     return parser
+
+
+def add_match_flags(parser: argparse.ArgumentParser) -> None:
+    """The flags saying what a replay compares (`agent.record.match`), shared by --replay,
+    `cassette check` and `cassette diff`."""
+    add = parser.add_argument
+    add("--ignore", dest="match_ignore", action="append", default=[], metavar="JSONPATH",
+        help="with --replay: a request path not compared, e.g. '$.tools[*].description' (repeatable)")
+    add("--scrub", dest="match_scrub", action="append", default=[], metavar="REGEX[=REPLACEMENT]",
+        help="with --replay: text replaced on both sides before comparing, e.g. a timestamp (repeatable)")
+    add("--match", dest="match_preset", choices=["content"], default=None,
+        help="with --replay: 'content' compares only what you own (prompts, messages, tool names and schemas, "
+             "skills, agents, CLAUDE.md), not the agent's own instructions or tool descriptions")
 
 
 def parse(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -85,6 +102,8 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
         raise UsageError("--output-format stream-json needs --verbose, as in Claude Code")
     if args.replay_tools and not args.replay:
         raise UsageError("--replay-tools needs --replay CASSETTE")
+    if (args.match_ignore or args.match_scrub or args.match_preset) and not args.replay:
+        raise UsageError("--ignore, --scrub and --match say what a replay compares: they need --replay CASSETTE")
     if args.include_partial_messages and args.output_format != "stream-json":
         raise UsageError("--include-partial-messages works only with --output-format stream-json")
     return args
