@@ -25,7 +25,7 @@ from vcr.persisters.filesystem import CassetteNotFoundError
 from vcr.serialize import serialize
 
 from agent.errors import AgentError, ReplayMismatch, UsageError
-from agent.record.cassette_file import Placeholders, body_to_file, interactions_for_vcr, parse, to_yaml
+from agent.record.cassette_file import USER_SECTIONS, Placeholders, body_to_file, interactions_for_vcr, parse, to_yaml
 from agent.record.drift import explain_mismatch, first_difference, json_body
 from agent.secrets import redact_data
 from agent.workspace import save_file
@@ -54,6 +54,7 @@ class Recording:
     _left_out: list[range] = field(default_factory=list)  # the exchanges of turns that did not finish
     _unfinished: tuple[int, int] | None = None
     unwritten: str | None = None  # the cassette could not be saved: what, and why (the run ends saying so)
+    sections: dict[str, Any] = field(default_factory=dict)  # a re-recording keeps the user's `match` and `expect`
 
     def mark(self) -> tuple[int, int]:
         """Where a turn of an interactive session starts: its exchanges and tool runs so far."""
@@ -128,6 +129,7 @@ class _Serializer:
             setup = dict(recording.setup)
             setup["recorded_against"] = recording.recorded_against
             out["setup"] = hide({key: setup.pop(key) for key in _SETUP_ORDER if key in setup} | setup)
+        out.update({key: recording.sections[key] for key in USER_SECTIONS if key in recording.sections})
         interactions = []
         for index, item in enumerate(data["interactions"]):
             if not recording.kept(index):

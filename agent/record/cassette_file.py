@@ -9,6 +9,9 @@ keys of ours that vcrpy ignores:
 - `agent` on each interaction: `main`, or the subagent that sent the request;
 - `tool_runs`: every tool call that really ran, with its result (what --replay-tools answers from).
 
+Beside them a user may write `match` (what a replay compares) and `expect` (what a replay must
+still produce); every rewrite of the file keeps both (USER_SECTIONS).
+
 JSON bodies are written as YAML structures, so every string is a YAML scalar and one with line
 breaks (a system prompt, a file) is a block scalar (`|`) that reads as paragraphs and diffs line by
 line. The workspace and home folders are written as `{{workspace}}` and `{{home}}`, and put back
@@ -29,6 +32,7 @@ from agent.errors import UsageError
 from agent.record.shape import cassette_problem
 from agent.workspace import CASSETTE_FILE_BYTES, InputLimitError, load_json, load_yaml, read_bounded
 
+USER_SECTIONS = ("match", "expect")  # written by people, kept by every rewrite of a cassette
 WIRES = {"chat/completions": ("openrouter", "chat"), "v1/messages": ("anthropic", "messages")}
 
 
@@ -157,6 +161,10 @@ class CassetteFile:
     interactions: list[Interaction]
     tool_runs: list[dict[str, Any]] | None
     inferred: bool = False
+    # the sections a user writes beside `setup` and that every rewrite keeps: what a replay
+    # compares (`match`, see agent.record.match) and what it must still produce (`expect`)
+    match: Any = None
+    expect: Any = None
 
     @property
     def base_url(self) -> str | None:
@@ -207,7 +215,8 @@ def read(path: str, placeholders: Placeholders | None = None) -> CassetteFile:
     if inferred:
         setup = _inferred_setup(interactions)
     runs = data.get("tool_runs")
-    return CassetteFile(path, setup, interactions, restore(runs) if runs is not None else None, inferred)
+    return CassetteFile(path, setup, interactions, restore(runs) if runs is not None else None, inferred,
+                        data.get("match"), restore(data.get("expect")))
 
 
 def read_text(path: str) -> str:
