@@ -16,7 +16,9 @@ from agent.model.client import ModelClient
 from agent.conversation import ToolCall
 from agent.errors import ProviderError, ReplayMismatch, UsageError
 from agent.model.providers import select_provider
-from agent.record.cassette import Recording, cassette
+from agent.record.cassette import Recording, record_to
+from agent.record.cassette_file import Placeholders, read
+from agent.record.replaying import replaying
 from agent.record.drift import first_difference
 from agent.tools.execute import argument_problem, execute
 from agent.tools.base import Tool, ToolError, object_schema
@@ -264,7 +266,7 @@ def recorded(tmp_path):
     running = Server()
     try:
         client = client_for(running.base)
-        with cassette(str(path), "record", client.http, place):
+        with record_to(str(path), client.http, place):
             reply = complete(client, place["workspace"])
         assert reply.text == "Hello from the server"
         assert len(running.requests) == 1
@@ -299,7 +301,7 @@ def test_a_scripted_reply_is_labelled_and_its_loopback_address_renamed(tmp_path)
     try:
         client = client_for(running.base)
         recording = Recording({"prompts": ["multi-line\nprompt in " + str(place["workspace"])]}, client.current_agent)
-        with cassette(str(path), "record", client.http, place, recording):
+        with record_to(str(path), client.http, place, recording):
             complete(client, place["workspace"], "a\nlong\nmessage")
     finally:
         running.stop()
@@ -315,7 +317,7 @@ def test_replay_from_another_workspace_without_the_server(recorded, tmp_path):
     path, _, base = recorded
     place = folders(tmp_path / "second")
     client = client_for(base)
-    with cassette(str(path), "replay", client.http, place):
+    with replaying(read(str(path), Placeholders(place)), client.http, client.current_agent):
         reply = complete(client, place["workspace"])
     assert reply.text == "Hello from the server"
     assert (reply.usage.input_tokens, reply.usage.output_tokens) == (11, 4)
@@ -326,7 +328,7 @@ def test_replay_with_changed_message_names_the_path(recorded, tmp_path):
     place = folders(tmp_path / "second")
     client = client_for(base)
     with pytest.raises(ReplayMismatch) as info:
-        with cassette(str(path), "replay", client.http, place):
+        with replaying(read(str(path), Placeholders(place)), client.http, client.current_agent):
             complete(client, place["workspace"], text="hello there")
     message = str(info.value)
     # chat wire: messages[0] is the system prompt, the user's text is messages[1]
@@ -340,7 +342,7 @@ def test_replay_with_changed_workspace_shape_names_the_system_prompt(recorded, t
     place = folders(tmp_path / "second")
     client = client_for(base)
     with pytest.raises(ReplayMismatch) as info:
-        with cassette(str(path), "replay", client.http, place):
+        with replaying(read(str(path), Placeholders(place)), client.http, client.current_agent):
             complete(client, place["workspace"] / "sub")
     assert "$.messages[0].content" in str(info.value)
 
@@ -350,7 +352,7 @@ def test_replay_more_requests_than_recorded(recorded, tmp_path):
     place = folders(tmp_path / "second")
     client = client_for(base)
     with pytest.raises(ReplayMismatch) as info:
-        with cassette(str(path), "replay", client.http, place):
+        with replaying(read(str(path), Placeholders(place)), client.http, client.current_agent):
             assert complete(client, place["workspace"]).text == "Hello from the server"
             complete(client, place["workspace"])
     message = str(info.value)
@@ -361,7 +363,7 @@ def test_replay_more_requests_than_recorded(recorded, tmp_path):
 def test_replay_missing_cassette_is_usage_error(tmp_path):
     client = client_for("http://127.0.0.1:9")
     with pytest.raises(UsageError) as info:
-        with cassette(str(tmp_path / "absent.yaml"), "replay", client.http, folders(tmp_path)):
+        with replaying(read(str(tmp_path / "absent.yaml"), Placeholders(folders(tmp_path))), client.http, client.current_agent):
             pass
     assert "absent.yaml" in str(info.value)
     assert info.value.exit_code == 2

@@ -8,7 +8,7 @@ import contextlib
 import logging
 import os
 from pathlib import Path
-from typing import IO, Any, Mapping
+from typing import IO, Any, Mapping, Sequence
 
 from agent.cli.environment import Environment
 from agent.cli.trust import own_trust
@@ -19,14 +19,22 @@ from agent.workspace import option_file
 log = logging.getLogger("agent")
 
 
-def run(args: argparse.Namespace, env: Mapping[str, str], stdin: IO | None = None, stream=None):
+def run(args: argparse.Namespace, env: Mapping[str, str], stdin: IO | None = None, stream=None,
+        ending=None, earlier: Sequence[str] = (), sections: Mapping[str, Any] | None = None):
     """Run the prompt of `args` (with what was piped into `stdin`), printing stream-json lines
-    through `stream` when given; returns (result, session)."""
+    through `stream` when given; returns (result, session). `ending` (an agent.cli.outcomes.Ending)
+    learns how the run ended. A re-recording sends its `earlier` prompts first and keeps the
+    user's `sections` of the cassette it replaces."""
+    from agent.cli.outcomes import Ending
     from agent.run import MainConversation
 
     own = Environment(env)  # every variable the user set is checked before anything else happens
     args.prompt = combine(args.prompt, read_piped(stdin))
-    recorded, env = replay_setup(args, env)
+    # the user's own trust, read before a replay swaps the environment for the recorded one
+    trusted = own_trust(args, own, Path.cwd(), Path.home())
+    recorded, env = replay_setup(args, env, trusted)
+    ending = Ending() if ending is None else ending
+    ending.expect(recorded, args)  # a malformed `expect` section is bad input, before anything runs
     if args.prompt is None:
         raise UsageError('no prompt: give one as an argument (-p "<prompt>") or pipe it in')
     if not args.prompt.strip():
@@ -36,22 +44,33 @@ def run(args: argparse.Namespace, env: Mapping[str, str], stdin: IO | None = Non
         stream = _Unshown()
     elif stream is not None:
         stream.partial = args.include_partial_messages  # a replay may have taken it from the cassette
-    # the user's own trust, read before a replay swaps the environment for the recorded one
-    trusted = own_trust(args, own, Path.cwd(), Path.home())
     session, history = build_session(args, environment, stream, recorded, trusted)
+    session.observer = ending.watching(session.observer)  # a replay checks which tools were called
     try:
         session.client.limits.thinking(session.model)  # a thinking budget that leaves no room fails before any request
         # a recorded interactive session replays by sending its recorded turns again, in order
-        earlier = (recorded.setup.get("prompts") or [])[:-1] if recorded and not recorded.inferred else []
+        earlier = (recorded.setup.get("prompts") or [])[:-1] if recorded and not recorded.inferred else list(earlier)
         conversation = MainConversation(session, history)
         if stream is not None:
             stream.start(session, conversation.agent)  # before a forked /skill's lines, as the first line
-        with recording(args, session, environment) as taken:
-            for prompt in earlier:
-                answer = conversation.turn(prompt)
-                log.info("replayed turn %r: %s", prompt[:60], " ".join(answer.text.split())[:200])
-            result = conversation.turn(args.prompt)
-        if taken is not None and taken.unwritten:  # the cassette is saved as the recording ends
+        turns = [*earlier, args.prompt] if args.record and earlier else None
+        with recording(args, session, environment, turns, recorded=recorded) as taken:
+            kept = taken if args.record else None  # how the run ends goes into its setup before it is saved
+            if kept is not None and sections:
+                kept.sections.update(sections)
+            try:
+                for prompt in earlier:
+                    answer = conversation.turn(prompt)
+                    ending.turned(answer)
+                    log.info("replayed turn %r: %s", prompt[:60], " ".join(answer.text.split())[:200])
+                result = conversation.turn(args.prompt)
+            except AgentError as exc:
+                ending.failed(exc, kept)
+                raise
+            ending.turned(result)
+            ending.finished(result, session, kept)
+        ending.compare()
+        if args.record and taken.unwritten:  # the cassette is saved as the recording ends
             session.unwritten.append(taken.unwritten)
         return result, session
     except AgentError as exc:
@@ -74,21 +93,33 @@ class _Unshown:
         pass
 
 
-def replay_setup(args: argparse.Namespace, env: Mapping[str, str]):
+def replay_setup(args: argparse.Namespace, env: Mapping[str, str], trusted: bool = False):
     """For --replay: the cassette read (a bad one is bad input, before anything else) and `args`
-    filled from its setup; returns it and the environment the run then uses."""
+    filled from its setup; returns it and the environment the run then uses. The recorded grants
+    (permission options, trust, approvals) are followed with --replay-tools, or when the user
+    (whose own trust of the workspace is `trusted`) vouches for the cassette; otherwise one
+    warning names those withheld. `args.cassette_grants` says which, for `build_session`."""
     if not args.replay:
         return None, env
     from agent.cli.options import build_parser
-    from agent.cli.replay import follow_setup, narration
+    from agent.cli.replay import follow_setup, narration, withheld_options
+    from agent.cli.trust import SETUP_KEY, vouched, warn_withheld
+    from agent.record.approvals import RecordedApprovals
     from agent.record.cassette_file import Placeholders, read
 
     recorded = read(args.replay, Placeholders(cassette_folders(Path.cwd())))
-    env = follow_setup(args, build_parser(), recorded.setup, args.replay, env, recorded.inferred)
+    parser = build_parser()
+    args.cassette_grants = args.replay_tools or vouched(args.replay, trusted, Path.cwd())
+    args.own_setting_sources = args.setting_sources  # the user's, for a replay that withholds the grants
+    env = follow_setup(args, parser, recorded.setup, args.replay, env, recorded.inferred, args.cassette_grants)
     log.info("%s", narration(recorded.setup, args.replay, recorded.inferred))
     if args.replay_tools and recorded.tool_runs is None:
         raise UsageError(f"--replay-tools: the cassette {args.replay} holds no tool results (it was not "
                          "recorded by this agent); replay it without --replay-tools")
+    if not args.cassette_grants:
+        warn_withheld(args.replay, withheld_options(args, parser, recorded.setup),
+                      recorded.setup.get(SETUP_KEY) is True and not trusted,
+                      RecordedApprovals(recorded.tool_runs, grants=False).withheld, trusted, Path.cwd())
     return recorded, env
 
 
@@ -99,6 +130,7 @@ def build_session(args: argparse.Namespace, environment: Environment, observer=N
     `environment`); a replay narrows it to the recording's. When the workspace is untrusted but its
     files would grant permissions, `confirm_trust()` (the interactive question) may trust it."""
     from agent.cli.replay import check_model, replay_provider
+    from agent.cli.sources import home_content_warning, setting_sources
     from agent.cli.trust import replay_trust
     from agent.memory import load_memory, memory_block
     from agent.model.client import ModelClient
@@ -117,6 +149,12 @@ def build_session(args: argparse.Namespace, environment: Environment, observer=N
     if max_turns < 1:
         raise UsageError("--max-turns must be at least 1")
     cwd, home = Path.cwd(), Path.home()
+    sources = setting_sources(args.setting_sources, f"the cassette {args.replay}: --setting-sources" if recorded
+                              else "--setting-sources")
+    # settings files grant permissions: a replay that withholds a cassette's grants reads the user's
+    # own (a cassette leaving out the user's source would otherwise drop the user's deny rules)
+    withheld = recorded and not getattr(args, "cassette_grants", args.replay_tools)
+    policy_sources = setting_sources(getattr(args, "own_setting_sources", None)) if withheld else sources
     session_id, transcripts, history = _sessions(args, home, cwd)
     if recorded:
         provider = replay_provider(recorded.setup, recorded.base_url, args.replay)
@@ -128,22 +166,25 @@ def build_session(args: argparse.Namespace, environment: Environment, observer=N
                          sleep=(lambda seconds: None) if args.replay_tools else None)  # a recorded retry need not wait
     cache = FrontmatterCache(cache_path(home, environment.raw))
     added = tuple(added_directory(folder, cwd) for folder in args.add_dirs)
-    found = discover_skills(cwd, home, cache, added)
+    found = discover_skills(cwd, home, cache, added, sources)
     trusted = own_trust(args, environment, cwd, home) if trusted is None else trusted
     if recorded:
-        trusted = replay_trust(recorded.setup, trusted, args.replay_tools, args.replay)
+        trusted = replay_trust(recorded.setup, trusted, getattr(args, "cassette_grants", False))
     if not trusted and confirm_trust is not None and (
-            project_grants(cwd) or any(s.source == "project" and s.allowed_tools for s in found)):
+            project_grants(cwd, policy_sources) or any(s.source == "project" and s.allowed_tools for s in found)):
         trusted = confirm_trust()
     args.workspace_trusted = trusted  # a recording says so, for its replays
     skills = {skill.name: skill for skill in (found if trusted else without_project_grants(found, cwd, home))}
-    agents = discover_agents(cwd, home, args.agents, cache)
+    agents = discover_agents(cwd, home, args.agents, cache, sources)
     cache.report()
     if not args.replay_tools and getattr(args, "home_writable", True):  # --replay-tools changes nothing on disk
         cache.save()
     policy = load_policy(cwd, home, args.permission_mode, args.allowed_tools, args.disallowed_tools,
                          args.dangerously_skip_permissions, extra_settings=args.settings,
-                         extra_directories=added, trusted=trusted)
+                         extra_directories=added, trusted=trusted, sources=policy_sources)
+    memory = load_memory(cwd, home, sources)
+    if args.record and (warning := home_content_warning(found, agents.values(), memory, home, policy_sources)):
+        log.warning("%s", warning)
     aliases = model_aliases(provider.name, provider.default_model, environment.values, policy.mode == "plan")
     model = resolve_model([args.model, environment["AGENT_MODEL"]], aliases, provider.default_model)
     if recorded:
@@ -160,7 +201,7 @@ def build_session(args: argparse.Namespace, environment: Environment, observer=N
         max_concurrent=environment["CLAUDE_CODE_MAX_CONCURRENT_SUBAGENTS"],
         subagent_model=environment["CLAUDE_CODE_SUBAGENT_MODEL"],
         model_aliases=aliases,
-        memory=memory_block(load_memory(cwd, home)),
+        memory=memory_block(memory),
         system_prompt=_text_or_file(args, "system_prompt"),
         append_system_prompt=_text_or_file(args, "append_system_prompt"),
         session_id=session_id,
@@ -168,8 +209,20 @@ def build_session(args: argparse.Namespace, environment: Environment, observer=N
         policy=policy,
         observer=observer,
         tool_runs=_tool_runs(args, recorded),
+        approver=_replay_approver(args, recorded),
     )
     return session, history
+
+
+def _replay_approver(args: argparse.Namespace, recorded):
+    """A replay's approver, answering as the recording's did (only its refusals when the
+    cassette's grants are not followed); None when not replaying. A call it has no answer for is
+    refused, as in -p mode."""
+    if not recorded:
+        return None
+    from agent.record.approvals import RecordedApprovals
+
+    return RecordedApprovals(recorded.tool_runs, grants=getattr(args, "cassette_grants", False))
 
 
 def _tool_runs(args: argparse.Namespace, recorded):
@@ -258,22 +311,36 @@ def cassette_folders(cwd: Path) -> dict[str, Path]:
     return {"workspace": cwd, "home": Path.home(), **({"project": root} if root != Path(cwd) else {})}
 
 
-def recording(args: argparse.Namespace, session, environment: Environment, turns: list[str] | None = None):
+def recording(args: argparse.Namespace, session, environment: Environment, turns: list[str] | None = None,
+              recorded=None):
     """The cassette context of a run: recording (with its setup: `turns` are the user's prompts,
-    by default the one of `args`) or replaying; nothing otherwise."""
+    by default the one of `args`) or replaying `recorded` (the cassette `replay_setup` read);
+    nothing otherwise."""
     if not (args.record or args.replay):
         return contextlib.nullcontext()
+    client = session.client
+    if args.replay:
+        from agent.record.replaying import replaying
+
+        return replaying(recorded, client.http, client.current_agent, match_rules(args, recorded),
+                         updating=getattr(args, "update_cassette", False))
     from agent.cli.options import build_parser
     from agent.cli.replay import recorded_setup
     from agent.cli.trust import SETUP_KEY as TRUST_SETUP_KEY
-    from agent.record.cassette import Recording, cassette
+    from agent.record.cassette import Recording, record_to
 
     folders = cassette_folders(session.workspace.cwd)
-    client = session.client
-    if args.replay:
-        return cassette(args.replay, "replay", client.http, folders)
     setup: dict[str, Any] = recorded_setup(args, build_parser(), client.provider, session.model, environment.raw,
                                            turns)
     if getattr(args, "workspace_trusted", False):
         setup[TRUST_SETUP_KEY] = True
-    return cassette(args.record, "record", client.http, folders, Recording(setup, client.current_agent, session.tool_runs))
+    return record_to(args.record, client.http, folders, Recording(setup, client.current_agent, session.tool_runs))
+
+
+def match_rules(args: argparse.Namespace, recorded):
+    """What a replay compares: the cassette's own `match` section and the --ignore, --scrub and
+    --match flags together."""
+    from agent.record.match import MatchRules
+
+    given = MatchRules.from_flags(args.match_ignore, args.match_scrub, args.match_preset)
+    return MatchRules.from_section(recorded.match, args.replay).merged(given)

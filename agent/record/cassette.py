@@ -1,4 +1,4 @@
-"""Record a run's model exchanges to a vcrpy cassette, or replay a run offline from one.
+"""Record a run's model exchanges to a vcrpy cassette (replaying one is `replaying`'s).
 
 The file is vcrpy's YAML in the reviewable form of `cassette_file` (bodies as YAML structures, long
 strings as blocks, folders as placeholders, the run's setup, each request's agent and the tool
@@ -20,13 +20,11 @@ from typing import Any, Callable, Iterator
 import requests
 import vcr
 from requests.adapters import HTTPAdapter
-from vcr.errors import CannotOverwriteExistingCassetteException
 from vcr.persisters.filesystem import CassetteNotFoundError
 from vcr.serialize import serialize
 
-from agent.errors import AgentError, ReplayMismatch, UsageError
+from agent.errors import AgentError
 from agent.record.cassette_file import USER_SECTIONS, Placeholders, body_to_file, interactions_for_vcr, parse, to_yaml
-from agent.record.drift import explain_mismatch, first_difference, json_body
 from agent.secrets import redact_data
 from agent.workspace import save_file
 
@@ -91,26 +89,18 @@ _EXCHANGE_LOCK = threading.Lock()
 
 
 class _CassetteAdapter(HTTPAdapter):
-    """Sends one exchange at a time, notes which agent sent it, and turns vcrpy's "no recorded
-    response" into our ReplayMismatch with a payload diff."""
+    """Sends one exchange at a time and notes which agent sent it."""
 
-    def __init__(self, cassette_path: str, recording: Recording | None):
+    def __init__(self, recording: Recording):
         super().__init__()
-        self.cassette_path = cassette_path
         self.recording = recording
 
     def send(self, request, **kwargs):
-        try:
-            with _EXCHANGE_LOCK:
-                response = super().send(request, **kwargs)
-                if self.recording is not None and self.recording.label is not None:
-                    self.recording.labels.append(self.recording.label())
-                return response
-        except CannotOverwriteExistingCassetteException as exc:
-            cassette = exc.cassette
-            recorded = [json_body(recorded.body) for recorded, _ in cassette.data]
-            played = [cassette.play_counts[i] > 0 for i in range(len(cassette.data))]
-            raise ReplayMismatch(explain_mismatch(recorded, played, request.body, self.cassette_path)) from None
+        with _EXCHANGE_LOCK:
+            response = super().send(request, **kwargs)
+            if self.recording.label is not None:
+                self.recording.labels.append(self.recording.label())
+            return response
 
 
 class _Serializer:
@@ -161,12 +151,6 @@ class _Serializer:
 _SETUP_ORDER = ("agent_version", "recorded_against", "provider", "wire", "model", "prompts", "options", "environment")
 
 
-def _match_json_body(live: Any, recorded: Any) -> None:
-    found = first_difference(json_body(recorded.body), json_body(live.body))
-    if found:
-        raise AssertionError(f"body differs at {found[0]}")
-
-
 def _vcr(path: str, placeholders: Placeholders, recording: Recording | None) -> vcr.VCR:
     def before_response(response):
         headers = response.get("headers") or {}
@@ -178,52 +162,31 @@ def _vcr(path: str, placeholders: Placeholders, recording: Recording | None) -> 
 
     recorder = vcr.VCR(
         serializer=SERIALIZER,
-        match_on=["method", "path", "json_body"],
+        match_on=["method", "path"],  # recording only: every exchange is new
         # secrets, and headers that vary with the machine or the path length
         filter_headers=["authorization", "x-api-key", "content-length", "user-agent", "accept-encoding", "accept", "connection"],
         decode_compressed_response=True,
         before_record_response=before_response,
     )
     recorder.register_serializer(SERIALIZER, _Serializer(path, recording, placeholders))
-    recorder.register_matcher("json_body", _match_json_body)
     return recorder
 
 
 @contextlib.contextmanager
-def cassette(path: str, mode: str, http: requests.Session, folders: dict[str, Path],
-             recording: Recording | None = None) -> Iterator[Recording | None]:
-    """Run the body with the model exchanges recorded to (mode "record") or replayed from
-    (mode "replay") the cassette at `path`. `folders` name the paths written as placeholders;
-    `recording` is what a recorded cassette holds besides the exchanges, given to the body (None
-    in a replay). A replay that ends before it has sent every recorded request has drifted too."""
-    if mode == "replay" and Path(path).is_dir():
-        raise UsageError(f"cassette {path} is a folder, not a file")
-    if mode == "replay" and not Path(path).is_file():
-        raise UsageError(f"cassette not found: {path}")
-    if mode == "record":
-        recording = recording or Recording()
-        adapter = _CassetteAdapter(path, recording)
-        http.mount("http://", adapter)
-        http.mount("https://", adapter)
-        recorder, kept = _vcr(path, Placeholders(folders), recording), _Kept()
-        recorder.register_persister(kept)
-        with _saved_at(path, kept, recording), recorder.use_cassette(path, record_mode="all"):
-            yield recording
-        return
-    adapter = _CassetteAdapter(path, None)
+def record_to(path: str, http: requests.Session, folders: dict[str, Path],
+              recording: Recording | None = None) -> Iterator[Recording]:
+    """Run the body with the model exchanges recorded to the cassette at `path`, saved when the
+    body ends (see `_saved_at`). `folders` name the paths written as placeholders; `recording` is
+    what the cassette holds besides the exchanges, given to the body. Replaying is
+    `agent.record.replaying`'s, without vcrpy."""
+    recording = recording or Recording()
+    adapter = _CassetteAdapter(recording)
     http.mount("http://", adapter)
     http.mount("https://", adapter)
-    with _vcr(path, Placeholders(folders), recording).use_cassette(path, record_mode="none") as played:
-        try:
-            yield None
-        except ReplayMismatch:
-            raise
-        except AgentError as exc:
-            if not played.all_played:
-                raise ReplayMismatch(f"{_ended_early(played, path)}: {exc}") from exc
-            raise
-        if not played.all_played:
-            raise ReplayMismatch(_ended_early(played, path))
+    recorder, kept = _vcr(path, Placeholders(folders), recording), _Kept()
+    recorder.register_persister(kept)
+    with _saved_at(path, kept, recording), recorder.use_cassette(path, record_mode="all"):
+        yield recording
 
 
 class _Kept:
@@ -268,8 +231,3 @@ def _saved_at(path: str, kept: _Kept, recording: Recording) -> Iterator[None]:
             except OSError as exc:
                 kept_note = "; the earlier one is kept" if existed else ""
                 recording.unwritten = f"the cassette {path} ({exc.strerror or exc}{kept_note})"
-
-
-def _ended_early(played, path: str) -> str:
-    return (f"the run ended after {len(played.play_counts)} of the {len(played)} requests the cassette {path} "
-            "holds (re-record the cassette if the change is intended)")

@@ -21,7 +21,7 @@ when the file is read.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
@@ -148,6 +148,9 @@ class Interaction:
     request: Any
     status: int
     response: Any
+    method: str = "POST"
+    headers: dict[str, Any] = field(default_factory=dict)  # the response's, as vcrpy keeps them
+    reason: str = ""
 
 
 @dataclass
@@ -207,6 +210,9 @@ def read(path: str, placeholders: Placeholders | None = None) -> CassetteFile:
             request=body_to_file(restore(item["request"].get("body"))),
             status=item["response"]["status"]["code"],
             response=body_to_file(restore((item["response"].get("body") or {}).get("string"))),
+            method=item["request"]["method"],
+            headers=item["response"].get("headers") or {},
+            reason=item["response"]["status"]["message"],
         )
         for item in data["interactions"]
     ]

@@ -48,32 +48,12 @@ def json_body(body: Any) -> Any:
         return body
 
 
-def explain_mismatch(recorded: list[Any], played: list[bool], sent: Any, path: str) -> str:
-    """A readable account of why a sent request body has no recorded twin in the cassette at
-    `path`: the first recorded request not yet played, and the first path where the two JSON
-    payloads differ. `recorded` holds the recorded bodies as JSON, `played` whether each was used."""
-    unplayed = [i for i, used in enumerate(played) if not used]
-    if not unplayed:
-        return f"the run sent more requests than the cassette {path} holds ({len(recorded)}); re-record it"
-    index = unplayed[0]
-    found = first_difference(recorded[index], json_body(sent))
-    if not found:
-        return f"request {index + 1} does not match the cassette {path} (same body, other method or path)"
-    where, was, now = found
-    if isinstance(was, str) and isinstance(now, str):
-        was, now = _around_first_change(was, now)
-    return (
-        f"request {index + 1} differs from the cassette {path} at {where}: "
-        f"recorded {_brief(was)}, sent {_brief(now)} (re-record the cassette if the change is intended)"
-    )
-
-
-def _brief(value: Any) -> str:
+def brief(value: Any) -> str:
     text = json.dumps(value, ensure_ascii=False) if not isinstance(value, str) else repr(value)
     return text if len(text) <= 300 else text[:300] + "..."
 
 
-def _around_first_change(a: str, b: str, before: int = 40, after: int = 80) -> tuple[str, str]:
+def around_first_change(a: str, b: str, before: int = 40, after: int = 80) -> tuple[str, str]:
     """Excerpts of two strings around the first character where they differ."""
     index = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
     start = max(0, index - before)
