@@ -22,6 +22,7 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Collection
 
 from agent.workspace import MEMORY_FILE_BYTES, FileTooLarge, project_folders, read_bounded
 
@@ -52,15 +53,17 @@ class MemoryFile:
     text: str
 
 
-def load_memory(cwd: Path, home: Path) -> list[MemoryFile]:
-    """Every memory file of a session in `cwd` for the user at `home`, imports included, in order."""
+def load_memory(cwd: Path, home: Path, sources: Collection[str] = ("user", "project", "local")) -> list[MemoryFile]:
+    """Every memory file of a session in `cwd` for the user at `home`, imports included, in order:
+    of each kind only when its setting source (--setting-sources) is one of `sources`."""
     loaded: list[MemoryFile] = []
     seen: set[str] = set()
-    user = Path(home) / ".claude" / "CLAUDE.md"
-    _load(user, "user", Path(home), 0, loaded, seen, home)
+    if "user" in sources:
+        _load(Path(home) / ".claude" / "CLAUDE.md", "user", Path(home), 0, loaded, seen, home)
     for folder in reversed(project_folders(Path(cwd))):  # the repository root first
         for name, kind in (("CLAUDE.md", "project"), (".claude/CLAUDE.md", "project"), ("CLAUDE.local.md", "local")):
-            _load(folder / name, kind, folder, 0, loaded, seen, home)
+            if kind in sources:
+                _load(folder / name, kind, folder, 0, loaded, seen, home)
     return loaded
 
 

@@ -20,7 +20,7 @@ from agent.workspace import json_option
 
 SHAPING_OPTIONS = (
     "max_turns", "agents", "permission_mode", "allowed_tools", "disallowed_tools", "dangerously_skip_permissions",
-    "system_prompt", "append_system_prompt", "settings", "add_dirs", "include_partial_messages",
+    "system_prompt", "append_system_prompt", "settings", "add_dirs", "include_partial_messages", "setting_sources",
 )
 SHAPING_ENVIRONMENT = (
     "CLAUDE_CODE_SUBAGENT_MODEL", "CLAUDE_CODE_MAX_SUBAGENT_SPAWN_DEPTH", "CLAUDE_CODE_MAX_CONCURRENT_SUBAGENTS",

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import logging
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Collection, Iterable
 
 from agent.errors import UsageError
 from agent.permissions.paths import normal_path
@@ -24,7 +24,7 @@ _LISTS = ("allow", "deny", "ask")
 def load_policy(cwd: Path, home: Path, mode: str | None = None, allowed: Iterable[str] = (),
                 disallowed: Iterable[str] = (), skip_permissions: bool = False,
                 extra_settings: str | None = None, extra_directories: Iterable[str | Path] = (),
-                trusted: bool = False) -> Policy:
+                trusted: bool = False, sources: Collection[str] = ("user", "project", "local")) -> Policy:
     """The policy of a session in `cwd`: the three settings files merged (then `extra_settings`,
     from --settings: a JSON file or JSON text), then the flags added. Lists are joined; defaultMode
     comes from the most specific file; --permission-mode beats it and --dangerously-skip-permissions
@@ -33,22 +33,22 @@ def load_policy(cwd: Path, home: Path, mode: str | None = None, allowed: Iterabl
     Unless the workspace is `trusted` (see `trust`), the project's own files (settings.json and
     settings.local.json) grant nothing: their allow rules, additionalDirectories and a
     bypassPermissions defaultMode are dropped, one warning per kind; their deny and ask rules and
-    narrower modes apply. An unknown flag mode, or a --settings or --add-dir value that cannot be
-    used, raises UsageError."""
+    narrower modes apply. Only the files of the setting `sources` (--setting-sources: `user`,
+    `project`, `local`) are read; --settings always is. An unknown flag mode, or a --settings or
+    --add-dir value that cannot be used, raises UsageError."""
     if mode is not None and mode not in MODES:
         raise UsageError(f"unknown permission mode {mode!r}; valid modes: {', '.join(MODES)}")
     lists: dict[str, tuple[str, ...]] = {key: () for key in _LISTS}
     default_mode, bypass_disabled, directories = None, None, []
     files = {}  # least specific first; setdefault: home == cwd must not load a file twice (it is the user's)
-    for path, project in ((home / ".claude" / "settings.json", False), (cwd / ".claude" / "settings.json", True),
-                          (cwd / ".claude" / "settings.local.json", True)):
+    for path, project in _settings_files(cwd, home, sources):
         files.setdefault(normal_path(path), project)
-    sources = [(path, _read_permissions(path)) for path in files]
+    read = [(path, _read_permissions(path)) for path in files]
     if extra_settings is not None:
-        sources.append(_flag_settings(extra_settings, cwd))
+        read.append(_flag_settings(extra_settings, cwd))
     directories += [added_directory(folder, cwd) for folder in extra_directories]
     withheld = Withheld(cwd, home)
-    for path, permissions in sources:
+    for path, permissions in read:
         if files.get(path) and not trusted:
             permissions = withheld.take(path, permissions)
         for key in lists:
@@ -79,11 +79,11 @@ def load_policy(cwd: Path, home: Path, mode: str | None = None, allowed: Iterabl
                   cwd=normal_path(cwd), home=normal_path(home), directories=tuple(dict.fromkeys(directories)))
 
 
-def project_grants(cwd: Path) -> bool:
-    """Whether the workspace's own settings files hold grants that only trust lets take effect.
-    Read quietly: load_policy warns about whatever is wrong with them."""
-    for name in ("settings.json", "settings.local.json"):
-        path = Path(cwd) / ".claude" / name
+def project_grants(cwd: Path, sources: Collection[str] = ("user", "project", "local")) -> bool:
+    """Whether the workspace's own settings files (those of the setting `sources` loaded) hold
+    grants that only trust lets take effect. Read quietly: load_policy warns about whatever is
+    wrong with them."""
+    for path, _ in _settings_files(cwd, None, sources):
         try:
             permissions = _settings_file(path).get("permissions")
         except (OSError, ValueError, AttributeError):
@@ -91,6 +91,15 @@ def project_grants(cwd: Path) -> bool:
         if isinstance(permissions, dict) and Withheld(cwd, cwd).take(path, permissions) != permissions:
             return True
     return False
+
+
+def _settings_files(cwd: Path, home: Path | None, sources: Collection[str]) -> list[tuple[Path, bool]]:
+    """The settings files of `sources`, least specific first, each with whether it is the
+    project's own (the user's file is left out without a `home`)."""
+    files = [("user", home / ".claude" / "settings.json" if home is not None else None, False),
+             ("project", Path(cwd) / ".claude" / "settings.json", True),
+             ("local", Path(cwd) / ".claude" / "settings.local.json", True)]
+    return [(path, project) for source, path, project in files if source in sources and path is not None]
 
 
 def _flag_settings(value: str, cwd: Path) -> tuple[str, dict[str, Any]]:

@@ -10,7 +10,7 @@ import os
 import re
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Collection
 
 from agent.permissions.trust import how_to_trust
 from agent.skills.arguments import PROJECT_DIR, SKILL_DIR
@@ -75,22 +75,25 @@ class Skill:
 
 
 def discover_skills(cwd: Path, home: Path, cache: FrontmatterCache | None = None,
-                    added: tuple[Path, ...] = ()) -> list[Skill]:
+                    added: tuple[Path, ...] = (), sources: Collection[str] = ("user", "project", "local")) -> list[Skill]:
     """Every usable skill of the project (`<cwd>/.claude/skills`, then each `--add-dir` folder's)
     and the user (`<home>/.claude/skills`), sorted by name; a project skill hides a later one and
-    a user skill of the same name. Only frontmatter is read (through `cache` when given; the
-    caller then reports its lenient reads). Unusable SKILL.md files are skipped with one warning
-    each."""
+    a user skill of the same name. Of the setting `sources` (--setting-sources), `project` loads
+    the project's and `user` the user's, as in Claude Code. Only frontmatter is read (through
+    `cache` when given; the caller then reports its lenient reads). Unusable SKILL.md files are
+    skipped with one warning each."""
     own_cache = cache is None
     cache = cache or FrontmatterCache(None)
     project_root = Path(cwd) / ".claude" / "skills"
     user_root = Path(home) / ".claude" / "skills"
     found: dict[str, Skill] = {}
-    for root in (project_root, *(Path(folder) / ".claude" / "skills" for folder in added)):
+    project_roots = (project_root, *(Path(folder) / ".claude" / "skills" for folder in added))
+    for root in project_roots if "project" in sources else ():
         for skill in _skills_in(root, "project", cache):
             found.setdefault(skill.name, skill)
     # A home inside the project would otherwise load the same skills twice.
-    for skill in [] if _same_directory(project_root, user_root) else _skills_in(user_root, "user", cache):
+    loads_user = "user" in sources and not ("project" in sources and _same_directory(project_root, user_root))
+    for skill in _skills_in(user_root, "user", cache) if loads_user else []:
         if skill.name in found:
             log.info(f"skill {skill.name!r}: the project skill in {found[skill.name].folder} "
                      f"overrides the user skill in {skill.folder}")

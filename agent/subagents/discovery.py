@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, Collection
 
 from agent.errors import UsageError
 from agent.skills.cache import FrontmatterCache
@@ -33,18 +33,19 @@ _UNSUPPORTED_FIELDS = frozenset({
 })
 
 
-def discover_agents(cwd: Path, home: Path, cli_agents: str | None = None,
-                    cache: FrontmatterCache | None = None) -> dict[str, AgentDefinition]:
+def discover_agents(cwd: Path, home: Path, cli_agents: str | None = None, cache: FrontmatterCache | None = None,
+                    sources: Collection[str] = ("user", "project", "local")) -> dict[str, AgentDefinition]:
     """Every subagent definition of this run, sorted by name: the built-ins, then user agents
     (`<home>/.claude/agents/**/*.md`), then project agents (`.claude/agents/**/*.md` in cwd and each
     parent up to the repository root, the nearest winning), then `cli_agents` (the --agents value),
-    each overriding the ones before on a name clash. Only frontmatter is read (through `cache`
-    when given; the caller then reports its lenient reads). Unusable files are skipped with one warning each; a bad --agents value raises
-    UsageError."""
+    each overriding the ones before on a name clash. Of the setting `sources` (--setting-sources),
+    `user` loads the user's and `project` the project's; --agents always applies. Only frontmatter
+    is read (through `cache` when given; the caller then reports its lenient reads). Unusable files
+    are skipped with one warning each; a bad --agents value raises UsageError."""
     own_cache = cache is None
     cache = cache or FrontmatterCache(None)
     from_cli = parse_cli_agents(cli_agents, cwd) if cli_agents is not None else {}
-    project_roots = [folder / ".claude" / "agents" for folder in project_folders(Path(cwd))]
+    project_roots = [folder / ".claude" / "agents" for folder in project_folders(Path(cwd))] if "project" in sources else []
     project: dict[str, AgentDefinition] = {}
     for root in project_roots:  # nearest first, so a farther definition never replaces one
         for name, definition in _agents_in(root, "project", cache).items():
@@ -55,7 +56,7 @@ def discover_agents(cwd: Path, home: Path, cli_agents: str | None = None,
     user_root = Path(home) / ".claude" / "agents"
     # A home inside the repository would otherwise load the same files twice, once as "user".
     same = _resolved(user_root) in {_resolved(root) for root in project_roots} - {None}
-    user = {} if same else _agents_in(user_root, "user", cache)
+    user = {} if same or "user" not in sources else _agents_in(user_root, "user", cache)
     found = dict(BUILTIN_AGENTS)
     for layer in (user, project, from_cli):
         for name, definition in layer.items():
