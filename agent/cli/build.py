@@ -323,7 +323,7 @@ def recording(args: argparse.Namespace, session, environment: Environment, turns
         from agent.record.replaying import replaying
 
         return replaying(recorded, client.http, client.current_agent, match_rules(args, recorded),
-                         updating=getattr(args, "update_cassette", False))
+                         update=getattr(args, "update_cassette", None), folders=cassette_folders(session.workspace.cwd))
     from agent.cli.options import build_parser
     from agent.cli.replay import recorded_setup
     from agent.cli.trust import SETUP_KEY as TRUST_SETUP_KEY

@@ -15,20 +15,27 @@ from agent.errors import UsageError
 from agent.workspace import CASSETTE_FILE_BYTES, FileTooLarge, read_bounded
 
 _CASSETTE = re.compile(r"^interactions:", re.MULTILINE)
-OK, DRIFT, ERROR = "ok", "drift", "error"
+OK, DRIFT, ERROR, FAIL = "ok", "drift", "error", "fail"
+UPDATED, RERECORD = "updated", "needs re-record"  # `check --update`: rewritten, or beyond what an update can fix
+FAILURES = (DRIFT, FAIL, RERECORD)  # a JUnit failure; an error is anything else that went wrong
+PASSED = (OK, UPDATED)
 
 
 @dataclass
 class Checked:
-    """How one cassette replayed: `ok`, `drift` (with the first difference) or `error`."""
+    """How one cassette replayed: `ok` (with a `note`: how a failed recording ended), `drift` (with
+    the first difference), `fail` (the recording failed or an expectation was not met: one line of
+    `message` each) or `error`."""
 
     path: str
     status: str
     message: str = ""
     seconds: float = 0.0
+    note: str = ""
 
     def line(self) -> str:
-        return f"{self.status:<5} {self.path}" + (f": {self.message}" if self.message else "")
+        head = f"{self.status:<5} {self.path}" + (f" ({self.note})" if self.note else "")
+        return "\n".join(f"{head}: {part}" for part in self.message.split("\n")) if self.message else head
 
 
 def find_cassettes(paths: list[str]) -> list[str]:
@@ -57,11 +64,12 @@ def find_cassettes(paths: list[str]) -> list[str]:
 
 
 def junit_xml(results: list[Checked]) -> str:
-    """A JUnit report, one testcase per cassette: a drift is a failure, anything else wrong an error."""
+    """A JUnit report, one testcase per cassette: a drift or a failed expectation is a failure,
+    anything else wrong an error."""
     suite = ET.Element("testsuite", {
         "name": "cassette check",
         "tests": str(len(results)),
-        "failures": str(sum(r.status == DRIFT for r in results)),
+        "failures": str(sum(r.status in FAILURES for r in results)),
         "errors": str(sum(r.status == ERROR for r in results)),
         "time": f"{sum(r.seconds for r in results):.3f}",
     })
@@ -73,9 +81,9 @@ def junit_xml(results: list[Checked]) -> str:
             "file": result.path,
             "time": f"{result.seconds:.3f}",
         })
-        if result.status != OK:
-            kind = "failure" if result.status == DRIFT else "error"
-            detail = ET.SubElement(case, kind, {"message": result.message, "type": result.status})
+        if result.status not in PASSED:
+            kind = "failure" if result.status in FAILURES else "error"
+            detail = ET.SubElement(case, kind, {"message": result.message.replace("\n", "; "), "type": result.status})
             detail.text = result.message
     root = ET.Element("testsuites")
     root.append(suite)

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import contextlib
 import io
-import json
 import threading
 from collections import defaultdict, deque
 from dataclasses import dataclass, field
@@ -50,6 +49,21 @@ class Change:
     index: int
     body: Any
     where: str
+
+
+@dataclass
+class Update:
+    """What `cassette check --update` learns of one replay: the requests that changed, and
+    whether the cassette was rewritten with them."""
+
+    changes: list[Change] = field(default_factory=list)
+    written: bool = False
+
+    def line(self, path: str) -> str:
+        first = min(self.changes, key=lambda change: change.index)
+        count = len(self.changes)
+        return (f"updated {path}: {count} request{'s' if count != 1 else ''} changed "
+                f"(first at request {first.index + 1}, {first.where})")
 
 
 @dataclass
@@ -170,10 +184,14 @@ class _ReplayAdapter(HTTPAdapter):
 
 @contextlib.contextmanager
 def replaying(cassette: CassetteFile, http: requests.Session, label: Callable[[], str], rules: MatchRules | None = None,
-              updating: bool = False, explain: Callable[[Any, Any], str | None] | None = None) -> Iterator[Replay]:
+              update: Update | None = None, explain: Callable[[Any, Any], str | None] | None = None,
+              folders: dict[str, Path] | None = None) -> Iterator[Replay]:
     """Run the body with every model request answered from `cassette` (read with its folders
-    put back). A replay that ends before it has sent every recorded request has drifted too."""
-    replay = Replay(cassette, rules or MatchRules(), label, updating, explain)
+    put back). A replay that ends before it has sent every recorded request has drifted too.
+    With an `update`, a changed request is answered at its place, and when the run has replayed
+    every exchange the cassette is rewritten with the requests sent now (`folders` are written
+    as placeholders again)."""
+    replay = Replay(cassette, rules or MatchRules(), label, update is not None, explain)
     adapter = _ReplayAdapter(replay)
     http.mount("http://", adapter)
     http.mount("https://", adapter)
@@ -187,28 +205,35 @@ def replaying(cassette: CassetteFile, http: requests.Session, label: Callable[[]
         raise
     if replay.unplayed():
         raise ReplayMismatch(replay.ended_early())
+    if update is not None and replay.changes:
+        update.changes = list(replay.changes)
+        _rewrite(cassette.path, update.changes, Placeholders(folders))
+        update.written = True
+
+
+def _rewrite(path: str, changes: list[Change], placeholders: Placeholders) -> None:
+    """Rewrite the cassette at `path` with the changed requests, in one step (keeping what the
+    path is, as the file tools save); the file is read again as it is on disk, so everything
+    else in it stays exactly as written."""
+    from agent.record.cassette_file import parse, read_text
+    from agent.workspace import save_file
+
+    text = updated_text(parse(read_text(path), path), changes, placeholders)
+    save_file(Path(path), text.encode("utf-8", errors="backslashreplace"))
 
 
 def updated_text(data: dict, changes: list[Change], placeholders: Placeholders) -> str:
     """The cassette `data` (as parsed from its file) with the changed requests' bodies replaced
     by what the agent sends now, written in our YAML form: replies, tool runs, setup and the
     user's sections are kept as they were."""
-    from agent.record.cassette_file import body_to_file, to_yaml
+    from agent.record.cassette_file import to_yaml
     from agent.secrets import redact_data
 
     interactions = list(data["interactions"])
     for change in changes:
         item = dict(interactions[change.index])
         request = dict(item["request"])
-        request["body"] = placeholders.hide(body_to_file(json.dumps(change.body, ensure_ascii=False)
-                                                          if isinstance(change.body, (dict, list)) else change.body))
+        request["body"] = placeholders.hide(change.body)
         item["request"] = request
         interactions[change.index] = item
     return to_yaml(redact_data({**data, "interactions": interactions}))
-
-
-def save_updated(path: str, text: str) -> None:
-    """Write an updated cassette in one step (keeping what the path is, as the file tools save)."""
-    from agent.workspace import save_file
-
-    save_file(Path(path), text.encode("utf-8", errors="backslashreplace"))
