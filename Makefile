@@ -13,10 +13,13 @@ DEMO_AGENT_CASSETTE := cassettes/demo/test_reviewer_agent_reviews_in_its_own_con
 
 setup: $(STAMP)
 
+# One short pip attempt, its output in a log: with no network, one line instead of a minute of retries.
 $(STAMP): pyproject.toml
-	$(PYTHON) -m venv $(VENV)
-	$(VENV)/bin/python -m pip install --quiet --disable-pip-version-check \
-	  --config-settings editable_mode=compat -e '.[test]'
+	@$(PYTHON) -m venv $(VENV) && $(VENV)/bin/python -m pip install --quiet --disable-pip-version-check \
+	  --retries 1 --timeout 15 --config-settings editable_mode=compat -e '.[test]' >.venv-install.log 2>&1 || { \
+	  echo "error: could not build $(VENV) (no network?); see .venv-install.log. Build it while online (make setup) and cache $(VENV), keyed on pyproject.toml" >&2; \
+	  exit 2; }
+	@rm -f .venv-install.log
 	touch $(VENV)/.installed-path $@
 
 # Replays every cassette, on all cores (pytest-xdist); the network is blocked (loopback test servers
