@@ -136,3 +136,13 @@ def test_ignore_leaves_a_path_out_and_a_bad_path_is_bad_input(agent, tmp_path, c
     assert cli.main(["--replay", str(cassette), "--replay-tools", "--ignore", "$.messages["]) == 2
     assert capsys.readouterr().err.startswith("error: the JSON path '$.messages[' cannot be read")
     assert cli.main(["-p", "hi", "--ignore", system]) == 2
+
+
+def test_a_replay_in_a_folder_without_the_skills_says_so_before_the_json_path(agent, tmp_path, capsys):
+    recorded_with_a_skill(agent)
+    empty = tmp_path / "elsewhere"
+    empty.mkdir()
+    drifted = agent.replay("--replay-tools", cwd=empty)
+    assert drifted.exit_code == 1
+    line = drifted.stderr.strip().splitlines()[-1]
+    assert line.startswith("error: the recording offered skills release-notes; this folder has none: request 1 differs"), line

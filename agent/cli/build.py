@@ -110,7 +110,6 @@ def replay_setup(args: argparse.Namespace, env: Mapping[str, str], trusted: bool
     recorded = read(args.replay, Placeholders(cassette_folders(Path.cwd())))
     parser = build_parser()
     args.cassette_grants = args.replay_tools or vouched(args.replay, trusted, Path.cwd())
-    args.own_setting_sources = args.setting_sources  # the user's, for a replay that withholds the grants
     env = follow_setup(args, parser, recorded.setup, args.replay, env, recorded.inferred, args.cassette_grants)
     log.info("%s", narration(recorded.setup, args.replay, recorded.inferred))
     if args.replay_tools and recorded.tool_runs is None:
@@ -151,9 +150,10 @@ def build_session(args: argparse.Namespace, environment: Environment, observer=N
     cwd, home = Path.cwd(), Path.home()
     sources = setting_sources(args.setting_sources, f"the cassette {args.replay}: --setting-sources" if recorded
                               else "--setting-sources")
-    # settings files grant permissions: a replay that withholds a cassette's grants reads the user's
-    # own (a cassette leaving out the user's source would otherwise drop the user's deny rules)
-    withheld = recorded and not getattr(args, "cassette_grants", args.replay_tools)
+    # settings files grant permissions: a run that follows a cassette's setup but withholds its grants
+    # (a replay running tools, a re-recording) reads the user's own, or a cassette leaving out the
+    # user's source would drop the user's deny rules
+    withheld = hasattr(args, "own_setting_sources") and not getattr(args, "cassette_grants", args.replay_tools)
     policy_sources = setting_sources(getattr(args, "own_setting_sources", None)) if withheld else sources
     session_id, transcripts, history = _sessions(args, home, cwd)
     if recorded:
@@ -321,9 +321,11 @@ def recording(args: argparse.Namespace, session, environment: Environment, turns
     client = session.client
     if args.replay:
         from agent.record.replaying import replaying
+        from agent.record.workspace_drift import workspace_cause
 
         return replaying(recorded, client.http, client.current_agent, match_rules(args, recorded),
-                         update=getattr(args, "update_cassette", None), folders=cassette_folders(session.workspace.cwd))
+                         update=getattr(args, "update_cassette", None), explain=workspace_cause,
+                         folders=cassette_folders(session.workspace.cwd))
     from agent.cli.options import build_parser
     from agent.cli.replay import recorded_setup
     from agent.cli.trust import SETUP_KEY as TRUST_SETUP_KEY
