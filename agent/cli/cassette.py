@@ -38,7 +38,11 @@ def _parser() -> _Parser:
                       help="only request N (1-based, in cassette order) and its reply: everything it sent")
     show.add_argument("--raw", action="store_true",
                       help="with --request: the request body exactly as sent, as JSON (folders as {{workspace}} and {{home}})")
-    compared = commands.add_parser("diff", help="where two recordings differ: the setup, then each request's first differing paths")
+    compared = commands.add_parser(
+        "diff", help="where two recordings differ: the setup, then each request's first differing paths",
+        description="Compare two cassettes: the setup, then each agent's k-th request in A with its k-th in B "
+                    "(up to 3 differing JSON paths each), under both cassettes' match sections and the flags below. "
+                    "Exit 0 when they are alike, 1 when they differ, 2 for bad input.")
     compared.add_argument("a", metavar="A", help="a cassette")
     compared.add_argument("b", metavar="B", help="the cassette to compare it with")
     add_match_flags(compared)

@@ -3,54 +3,88 @@
 `view` turns a cassette into one JSON-able object: the setup, then each request as a turn of the
 agent that sent it (main or a subagent), with the reply's text, its tool calls and their results,
 and the tokens; then the answer and the totals. `text` prints that object for a person. Replies are
-decoded by the wire format's own `decode` and `error_text`, which the caller hands in (this layer
-does not import the model). Tool results are read from the requests that carried them back to the
-model, so refused calls and subagents' reports show as the model saw them.
+read by the wire format's own code (`Wire`: its `decode`, `error_text`, and `assemble` for a reply
+recorded as a stream of server-sent events), which the caller hands in: this layer does not import
+the model. Tool results are read from the requests that carried them back to the model, so refused
+calls and subagents' reports show as the model saw them.
 """
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import Any, Callable
 
 from agent.errors import AgentError
-from agent.record.cassette_file import CassetteFile
+from agent.record.bodies import request_body
+from agent.record.cassette_file import CassetteFile, Interaction
 
 USAGE_KEYS = ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
+EVENT_STREAM = "text/event-stream"
 
 
-def view(cassette: CassetteFile, decode: Callable[[Any], Any], error_text: Callable[[Any], str]) -> dict[str, Any]:
+@dataclass(frozen=True)
+class Wire:
+    """What reading a recorded reply needs of its wire format (`agent.model.wire.chat` or
+    `.messages`), handed in by the command line."""
+
+    decode: Callable[[Any], Any]  # a reply body -> a conversation.Reply; AgentError when it holds none
+    error_text: Callable[[Any], str]  # an error body -> the provider's message
+    assemble: Callable[[str], Any]  # a recorded event stream -> the body a whole reply has; AgentError when it broke off
+
+
+def view(cassette: CassetteFile, wire: Wire) -> dict[str, Any]:
     """The session in `cassette` as one object (see the module docstring)."""
     results = _tool_results(cassette)
     totals = dict.fromkeys(USAGE_KEYS, 0)
     turns, answer = [], None
     for number, interaction in enumerate(cassette.interactions, 1):
-        body = interaction.request if isinstance(interaction.request, dict) else {}
+        body = request_body(cassette, number - 1)
+        body = body if isinstance(body, dict) else {}
         agent = interaction.agent
         turn: dict[str, Any] = {"number": number, "agent": agent, "model": body.get("model"), "status": interaction.status}
         task = _conversation_start(body)
         if task is not None and agent not in (None, "main"):
             turn["task"] = task
         turns.append(turn)
-        if interaction.status >= 400:
-            turn["error"] = f"HTTP {interaction.status}: {error_text(interaction.response)}"
+        reply = read_reply(interaction, wire)
+        if "error" in reply:
+            turn["error"] = reply["error"]
             continue
-        try:
-            reply = decode(interaction.response)
-        except AgentError as exc:
-            turn["error"] = str(exc)
-            continue
-        usage = reply.usage.as_dict()
         for key in USAGE_KEYS:
-            totals[key] += usage.get(key, 0)
-        turn.update(text=reply.text, tool_calls=[
-            {"id": call.id, "name": call.name, "input": call.arguments, **results.get(call.id, {"result": None})}
-            for call in reply.tool_calls
-        ], usage=usage)
-        if agent in (None, "main") and not reply.tool_calls:
-            answer = reply.text
+            totals[key] += reply["usage"].get(key, 0)
+        reply["tool_calls"] = [{**call, **results.get(call["id"], {"result": None})} for call in reply["tool_calls"]]
+        turn.update(reply)
+        if agent in (None, "main") and not reply["tool_calls"]:
+            answer = reply["text"]
     return {"cassette": cassette.path, "setup": cassette.setup, "setup_inferred": cassette.inferred,
             "requests": turns, "answer": answer, "usage": {**totals, "requests": len(turns)}}
+
+
+def read_reply(interaction: Interaction, wire: Wire) -> dict[str, Any]:
+    """The recorded reply as `{text, tool_calls, stop_reason, usage}`, or `{error}` when it is an
+    HTTP error (an HTML or text body included) or holds no reply. A reply recorded as a stream is
+    put back together first."""
+    if interaction.status >= 400:
+        return {"error": f"HTTP {interaction.status}: {wire.error_text(interaction.response)}"}
+    body = interaction.response
+    try:
+        if isinstance(body, str) and EVENT_STREAM in _content_type(interaction):
+            body = wire.assemble(body)
+        reply = wire.decode(body)
+    except AgentError as exc:
+        return {"error": str(exc)}
+    return {"text": reply.text, "stop_reason": reply.stop_reason, "usage": reply.usage.as_dict(),
+            "tool_calls": [{"id": call.id, "name": call.name, "input": call.arguments} for call in reply.tool_calls]}
+
+
+def _content_type(interaction: Interaction) -> str:
+    """The recorded response's content type (headers as the cassette's shape allows: a text or a
+    list of texts per name, any case), lower-cased; "" when none was recorded."""
+    for name, value in interaction.headers.items():
+        if name.lower() == "content-type":
+            return (value if isinstance(value, str) else value[0]).lower()
+    return ""
 
 
 def _conversation_start(body: dict) -> str | None:
@@ -65,9 +99,9 @@ def _tool_results(cassette: CassetteFile) -> dict[str, dict[str, Any]]:
     """Every tool result the requests carried, by call id, on either wire: chat's `tool` messages
     (an error is marked `Error: ` in its text) and the Messages API's `tool_result` blocks."""
     found: dict[str, dict[str, Any]] = {}
-    for interaction in cassette.interactions:
-        body = interaction.request if isinstance(interaction.request, dict) else {}
-        for message in body.get("messages") or []:
+    for index in range(len(cassette.interactions)):
+        body = request_body(cassette, index)
+        for message in (body.get("messages") if isinstance(body, dict) else None) or []:
             if not isinstance(message, dict):
                 continue
             if message.get("role") == "tool" and message.get("tool_call_id"):
@@ -102,17 +136,17 @@ def text(session: dict[str, Any]) -> str:
         lines.append("options   " + "; ".join(extras))
     for turn in session["requests"]:
         lines.append("")
-        head = [f"request {turn['number']}", _agent_name(turn["agent"])]
+        head = [f"request {turn['number']}", agent_name(turn["agent"])]
         if turn.get("error"):
             lines.append(" · ".join(head + [turn["error"]]))
             continue
-        lines.append(" · ".join(head + [_tokens(turn["usage"])]))
+        lines.append(" · ".join(head + [tokens(turn["usage"])]))
         if turn.get("task"):
             lines.append(_labelled("  task", turn["task"], width=0))
         if turn.get("text"):
             lines.extend("  " + line for line in _shortened(turn["text"], 12))
         for call in turn["tool_calls"]:
-            lines.append(f"  → {call['name']}({_arguments(call['input'])})")
+            lines.append(f"  → {call['name']}({input_line(call['input'])})")
             if call["result"] is None:
                 lines.append("    ← (no result recorded: the run ended here)")
                 continue
@@ -122,7 +156,7 @@ def text(session: dict[str, Any]) -> str:
     lines.append("")
     if session["answer"] is not None:
         lines.append(_labelled("answer", session["answer"]))
-    lines.append(f"total     {session['usage']['requests']} requests · {_tokens(session['usage'])}")
+    lines.append(f"total     {session['usage']['requests']} requests · {tokens(session['usage'])}")
     return "\n".join(lines)
 
 
@@ -139,13 +173,15 @@ def setup_line(setup: dict[str, Any], inferred: bool = False) -> str:
     return f"{where}, recorded by agent {setup.get('agent_version', '?')} against {against}"
 
 
-def _agent_name(agent: str | None) -> str:
+def agent_name(agent: str | None) -> str:
+    """`main`, `subagent Explore`, or `agent not recorded` (a cassette of another tool)."""
     if agent is None:
         return "agent not recorded"
     return agent if agent == "main" else f"subagent {agent}"
 
 
-def _tokens(usage: dict[str, int]) -> str:
+def tokens(usage: dict[str, int]) -> str:
+    """`1,569 in · 12 out · 40 cache read tokens`."""
     parts = [f"{usage['input_tokens']:,} in", f"{usage['output_tokens']:,} out"]
     if usage.get("cache_read_input_tokens"):
         parts.append(f"{usage['cache_read_input_tokens']:,} cache read")
@@ -169,7 +205,8 @@ def _shortened(value: str, max_lines: int, max_width: int = 160) -> list[str]:
     return shown
 
 
-def _arguments(arguments: Any) -> str:
+def input_line(arguments: Any) -> str:
+    """A tool call's input on one line: `file_path="a.txt", limit=5`, long values cut."""
     if not isinstance(arguments, dict):
         return json.dumps(arguments, ensure_ascii=False)
     parts = []
