@@ -77,6 +77,8 @@ def follow_setup(args: argparse.Namespace, parser: argparse.ArgumentParser, setu
     An `inferred` setup (a cassette that recorded none) knows no options: the flags given stand.
     Options that widen permissions come from the cassette only with --replay-tools (nothing runs);
     otherwise the user's own apply, and a recorded one they did not give is a warning."""
+    # the user's own sources: whose settings files decide the tools of a run that withholds the grants
+    args.own_setting_sources = args.setting_sources
     recorded = setup.get("provider")
     if args.provider and recorded and args.provider != recorded:
         raise UsageError(f"the cassette {path} was recorded with provider {recorded}, not {args.provider}: "
