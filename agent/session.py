@@ -48,7 +48,9 @@ class Session:
     system_prompt: str | None = None  # --system-prompt: replaces our instructions in the main prompt
     append_system_prompt: str | None = None  # --append-system-prompt: added at the end of it
     observer: Any = None  # sees every conversation's messages and streamed text (cli: stream-json, the screen)
-    approver: Any = None  # approver(tool, arguments) -> "once" | "always" | "no": a person is asked
+    # approver(agent, call_id, tool, arguments) -> agent.record.approvals.Approval (once, always or no,
+    # and by whom) or None (nobody can answer): a person is asked, or a replay answers as recorded
+    approver: Any = None
     session_id: str = ""  # for --resume, the JSON result and the transcripts
     subagent_runs: list[dict[str, Any]] = field(default_factory=list)  # accounting, in start order
     running_subagents: int = 0

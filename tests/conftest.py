@@ -189,10 +189,10 @@ class Harness:
         sys.stderr.write(err)  # captured again, so pytest shows it when the test fails
         return Run(code, out, err, cassette)
 
-    def replay(self, *flags: str, cwd: Path | None = None, number: int = 1) -> Run:
-        """Replay this test's cassette `number` as a user would (`--replay CASSETTE *flags`, no
-        prompt), in `cwd` (the workspace by default); never records."""
-        cassette = self.cassette_path(number)
+    def replay(self, *flags: str, cwd: Path | None = None, number: int = 1, cassette: Path | None = None) -> Run:
+        """Replay this test's cassette `number` (or a copy of it, `cassette`) as a user would
+        (`--replay CASSETTE *flags`, no prompt), in `cwd` (the workspace by default); never records."""
+        cassette = cassette or self.cassette_path(number)
         self._capsys.readouterr()
         with pytest.MonkeyPatch.context() as patch:
             patch.chdir(cwd or self.workspace)

@@ -9,6 +9,7 @@ from pathlib import Path
 from agent.conversation import ToolCall
 from agent.loop import AgentSpec, ToolContext
 from agent.permissions.settings import load_policy
+from agent.record.approvals import Approval
 from agent.session import Session
 from agent.tools import builtin_tools
 from agent.tools.execute import by_name, execute
@@ -24,9 +25,9 @@ class Person:
         self.answers = list(answers)
         self.asked: list[str] = []
 
-    def __call__(self, tool: str, arguments: dict) -> str:
+    def __call__(self, agent: str, call_id: str, tool: str, arguments: dict) -> Approval:
         self.asked.append(arguments.get("command") or arguments.get("file_path"))
-        return self.answers.pop(0)
+        return Approval(self.answers.pop(0), "user")
 
 
 def session_for(tmp_path: Path, person: Person) -> tuple[Session, list[ToolContext]]:

@@ -7,91 +7,14 @@ from __future__ import annotations
 import io
 import json
 import os
-import re
 import subprocess
 import time
 
 import pexpect
-import pytest
 
 from conftest import REPO
-from scripted_model import ScriptedModel, call, text
-
-PROMPT_READY = "\x1b[?2004h"  # prompt_toolkit turns bracketed paste on each time it waits for a line
-ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b[()][AB0]|\x08")
-
-
-class Session:
-    """One interactive session in a pty: `send` a line, `expect` what the screen shows (escape
-    sequences removed, so styled words read as plain text)."""
-
-    def __init__(self, model: ScriptedModel, workspace, home, *flags: str) -> None:
-        env = {k: v for k, v in os.environ.items()
-               if not k.startswith(("OPENROUTER_", "ANTHROPIC_", "AGENT_", "CLAUDE_")) and k not in ("COLUMNS", "LINES")}
-        env.update(HOME=str(home), OPENROUTER_BASE_URL=model.base + "/api/v1", OPENROUTER_API_KEY="dummy-key",
-                   TERM="xterm", PROMPT_TOOLKIT_NO_CPR="1")
-        self.child = pexpect.spawn(str(REPO / "your_program.sh"), list(flags), cwd=str(workspace), env=env,
-                                   encoding="utf-8", timeout=20, dimensions=(40, 200))
-        self.raw = ""  # everything the program wrote
-        self.read_to = 0  # how far `raw` has been searched for prompts
-        self.seen = ""  # all of it, without escape sequences
-        self.seen_to = 0  # how far `seen` has been matched
-
-    def _wait(self, found, timeout: float = 20) -> None:
-        deadline = time.monotonic() + timeout
-        while not found():
-            try:
-                self.raw += self.child.read_nonblocking(4096, timeout=max(0.05, deadline - time.monotonic()))
-            except pexpect.TIMEOUT:
-                raise AssertionError(f"not seen in time; the screen ends with: {ANSI.sub('', self.raw)[-600:]!r}") from None
-            except pexpect.EOF:
-                raise AssertionError(f"the program ended; the screen ends with: {ANSI.sub('', self.raw)[-600:]!r}") from None
-            self.seen = ANSI.sub("", self.raw)
-
-    def ready(self) -> None:
-        """Wait until the program waits for the next line."""
-        def found() -> bool:
-            at = self.raw.find(PROMPT_READY, self.read_to)
-            if at >= 0:
-                self.read_to = at + len(PROMPT_READY)
-            return at >= 0
-        self._wait(found)
-
-    def expect(self, pattern: str) -> None:
-        """Wait until text matching `pattern` shows after what was matched before."""
-        def found() -> bool:
-            match = re.compile(pattern).search(self.seen, self.seen_to)
-            if match:
-                self.seen_to = match.end()
-            return match is not None
-        self._wait(found)
-
-    def send(self, line: str) -> None:
-        self.child.send(line + "\r")
-
-    def end(self) -> int:
-        self.child.expect(pexpect.EOF)
-        self.raw += self.child.before or ""
-        self.seen = ANSI.sub("", self.raw)
-        self.child.close()
-        return self.child.exitstatus
-
-
-@pytest.fixture
-def start(model, tmp_path):
-    """start(*flags, bypass=True): a session in a fresh workspace and home."""
-    workspace, home = tmp_path / "workspace", tmp_path / "home"
-    workspace.mkdir()
-    (home / ".claude").mkdir(parents=True)
-
-    def begin(*flags: str, bypass: bool = True) -> Session:
-        mode = "bypassPermissions" if bypass else "default"
-        (home / ".claude" / "settings.json").write_text(json.dumps({"permissions": {"defaultMode": mode}}))
-        session = Session(model, workspace, home, *flags)
-        session.workspace, session.home = workspace, home
-        return session
-
-    return begin
+from pty_session import ANSI, start  # noqa: F401 (start is the fixture these tests use)
+from scripted_model import call, text
 
 
 def texts(request) -> list[str]:

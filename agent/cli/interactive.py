@@ -80,6 +80,7 @@ def run_interactive(args: argparse.Namespace, env: Mapping[str, str], first_prom
     """Hold a conversation at the terminal until /exit, Ctrl-D, or Ctrl-C twice at an empty prompt."""
     from agent.cli.build import build_session, recording
     from agent.cli.trust import ask_trust
+    from agent.record.approvals import Approval
     from agent.run import MainConversation
 
     environment = Environment(env)
@@ -88,8 +89,8 @@ def run_interactive(args: argparse.Namespace, env: Mapping[str, str], first_prom
     terminal = Terminal(Path.cwd(), home / ".cache" / "agent" / "history", {**BUILTINS})
     screen = _Screen(terminal)
     session, history = build_session(args, environment, screen, confirm_trust=lambda: ask_trust(terminal, Path.cwd(), home))
-    session.approver = lambda tool, arguments: {"y": "once", "a": "always", "n": "no"}[terminal.ask(
-        approval_question(tool, arguments), "yan")]
+    session.approver = lambda agent, call_id, tool, arguments: Approval(
+        {"y": "once", "a": "always", "n": "no"}[terminal.ask(approval_question(tool, arguments), "yan")], "user")
     terminal.prompt.completer.commands.update({name: "skill" for name, s in session.skills.items() if s.user_invocable})
     conversation = MainConversation(session, history)
     terminal.say(f"agent · {session.model} · {session.workspace.cwd}", "bold")

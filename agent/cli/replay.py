@@ -9,7 +9,7 @@ shapes requests is one more name in `SHAPING_OPTIONS`.
 from __future__ import annotations
 
 import argparse
-import logging
+import shlex
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -30,10 +30,11 @@ SHAPING_ENVIRONMENT = (
 # what a live run reads to choose and reach its provider and model; a replay reads none of it
 PROVIDER_PREFIXES = ("AGENT_", "OPENROUTER_", "ANTHROPIC_")
 # Options that could let more run than the replaying user allows. A cassette may come from
-# someone else, so when tools run for real (a regression replay) these are the user's own, never
-# the cassette's; with --replay-tools nothing runs and the recorded ones are followed.
+# someone else, so when tools run for real (a regression replay) the recorded ones apply only when
+# the user vouches for the cassette (agent.cli.trust.vouched) or gives them too; with
+# --replay-tools nothing runs and the recorded ones are followed.
 WIDENING_OPTIONS = ("permission_mode", "allowed_tools", "dangerously_skip_permissions", "settings", "add_dirs")
-log = logging.getLogger("agent")
+NARROWING_MODES = ("default", "plan", "dontAsk")  # a recorded --permission-mode that grants nothing: it always applies
 REPLAY_KEY = "replay-key"  # stands in for the key a replay does not need (never written anywhere)
 
 
@@ -70,13 +71,14 @@ def recorded_setup(args: argparse.Namespace, parser: argparse.ArgumentParser, pr
 
 
 def follow_setup(args: argparse.Namespace, parser: argparse.ArgumentParser, setup: dict[str, Any], path: str,
-                 env: Mapping[str, str], inferred: bool = False) -> dict[str, str]:
+                 env: Mapping[str, str], inferred: bool = False, grants: bool | None = None) -> dict[str, str]:
     """Fill `args` from a cassette's `setup` (provider, prompt, options) and return the environment
     the replay runs with: the caller's, less everything that chooses a provider or shapes requests,
     plus what the cassette recorded. A flag given that differs from the recording is a usage error.
     An `inferred` setup (a cassette that recorded none) knows no options: the flags given stand.
-    Options that widen permissions come from the cassette only with --replay-tools (nothing runs);
-    otherwise the user's own apply, and a recorded one they did not give is a warning."""
+    The recorded options that widen permissions are followed only when `grants` (by default with
+    --replay-tools, where nothing runs); otherwise those the user did not give stay off
+    (`withheld_options` names them)."""
     # the user's own sources: whose settings files decide the tools of a run that withholds the grants
     args.own_setting_sources = args.setting_sources
     recorded = setup.get("provider")
@@ -93,25 +95,51 @@ def follow_setup(args: argparse.Namespace, parser: argparse.ArgumentParser, setu
     if inferred:
         return {name: value for name, value in env.items()
                 if name in SHAPING_ENVIRONMENT or not name.startswith(PROVIDER_PREFIXES)}
+    grants = args.replay_tools if grants is None else grants
     options = setup.get("options") or {}
     for dest in SHAPING_OPTIONS:
         flag, default = _flag(parser, dest), parser.get_default(dest)
-        given, wanted = getattr(args, dest), options.get(flag, default)
+        given, wanted = _given(args, dest, flag), options.get(flag, default)
         if not _fits(parser, dest, wanted):
             raise UsageError(f"the cassette {path} records {flag} as {_brief(wanted)}, which is not a value it takes")
-        if dest in WIDENING_OPTIONS and not args.replay_tools:
-            if wanted != default and given != wanted:
-                log.warning(f"the cassette {path} was recorded with {flag} {_brief(wanted)}; this replay runs "
-                            f"tools for real, so only your own permission options apply (give {flag} yourself "
-                            "to replay it as recorded, or use --replay-tools)")
-            continue
         if given != default and given != wanted:
-            raise UsageError(f"{flag} {_brief(given)} differs from the cassette {path}, recorded with "
-                             f"{_brief(wanted)}: a replay takes its options from the cassette (drop {flag})")
+            recorded_as = f"recorded with {_brief(wanted)}" if wanted != default else "recorded without it"
+            raise UsageError(f"{flag} {_brief(getattr(args, dest))} differs from the cassette {path}, {recorded_as}: "
+                             f"a replay takes its options from the cassette (drop {flag})")
+        if _widens(dest, wanted) and not grants and given == default:
+            continue  # not the user's, and tools run for real: withheld
         setattr(args, dest, wanted)
     kept = {name: value for name, value in env.items()
             if name not in SHAPING_ENVIRONMENT and not name.startswith(PROVIDER_PREFIXES)}
     return kept | {str(name): str(value) for name, value in (setup.get("environment") or {}).items()}
+
+
+def withheld_options(args: argparse.Namespace, parser: argparse.ArgumentParser, setup: dict[str, Any]) -> list[str]:
+    """The recorded options that widen permissions and that `args` (as `follow_setup` left them)
+    do not have, as flags a user could type: `--allowedTools Bash`, `--dangerously-skip-permissions`."""
+    options = setup.get("options") or {}
+    withheld = []
+    for dest in WIDENING_OPTIONS:
+        flag, default = _flag(parser, dest), parser.get_default(dest)
+        wanted = options.get(flag, default)
+        if _widens(dest, wanted) and wanted != default and getattr(args, dest) != wanted:
+            values = wanted if isinstance(wanted, list) else [] if isinstance(wanted, bool) else [wanted]
+            withheld.append(" ".join([flag] if not values else [f"{flag} {shlex.quote(_cut(v))}" for v in values]))
+    return withheld
+
+
+def _widens(dest: str, value: Any) -> bool:
+    """Whether a recorded option's value could let more run than the user's own settings do."""
+    return dest in WIDENING_OPTIONS and not (dest == "permission_mode" and value in NARROWING_MODES)
+
+
+def _given(args: argparse.Namespace, dest: str, flag: str) -> Any:
+    """The value given for `dest`, as a recording stores it: --agents and --settings as the JSON
+    text, whether given as text or as a file."""
+    given = getattr(args, dest)
+    if flag in ("--agents", "--settings") and isinstance(given, str):
+        return json_option(flag, given, Path.cwd())[0]
+    return given
 
 
 def _fits(parser: argparse.ArgumentParser, dest: str, value: Any) -> bool:
@@ -152,6 +180,10 @@ def narration(setup: dict[str, Any], path: str, inferred: bool = False) -> str:
     from agent.record.show import setup_line
 
     return f"replaying {path}: {setup_line(setup, inferred)}"
+
+
+def _cut(text: str) -> str:
+    return text if len(text) <= 80 else text[:80] + "..."
 
 
 def _brief(value: Any) -> str:

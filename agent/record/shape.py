@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from agent.record.approvals import ANSWERS, DECIDERS
+
 _SCALARS = (str, int, float, bool, type(None))
 _TEXT_FIELDS = ("agent_version", "recorded_against", "provider", "wire", "model")
 
@@ -87,6 +89,19 @@ def _tool_run_problem(run: Any) -> str | None:
         return "`output` must be text or a list of content blocks"
     if not isinstance(run.get("is_error", False), bool):
         return "`is_error` must be true or false"
+    return _approval_problem(run)
+
+
+def _approval_problem(run: dict) -> str | None:
+    """What is wrong with a tool run's approval (`agent.record.approvals`), or None."""
+    if "approval" not in run:
+        return "`by` needs an `approval`" if "by" in run else None
+    if run["approval"] not in ANSWERS:  # YAML reads a bare `no` as false
+        return f"`approval` must be {', '.join(ANSWERS[:-1])} or {ANSWERS[-1]!r} (quoted), not {repr(run['approval'])[:40]}"
+    if run.get("by", "user") not in DECIDERS:
+        return f"`by` must be {', '.join(DECIDERS[:-1])} or {DECIDERS[-1]}"
+    if run["approval"] == "no" and ("output" in run or "is_error" in run):
+        return "a refused call (`approval: 'no'`) has no `output`: it did not run"
     return None
 
 

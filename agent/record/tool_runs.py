@@ -5,9 +5,12 @@ A `ToolRuns` is the session's `tool_runs` hook, called as
 built-in tool's call, a skill's `!`command``); `run()` does the work and returns its result (a
 tool_result block, or a command's output text).
 
-- Recording, it runs the call and keeps the result for the cassette's `tool_runs`.
+- Recording, it runs the call and keeps the result for the cassette's `tool_runs`, with the
+  approval that let it run when one was asked (`agent.record.approvals`); `decided(...)` keeps an
+  approver's decision that ran nothing here (a refusal; a Skill or Agent call).
 - Replaying with --replay-tools, it runs nothing: it answers from the cassette, and a call the
-  recording does not hold is drift, like a request that differs.
+  recording does not hold is drift, like a request that differs. Decision-only entries are not
+  runs: nothing is answered from them.
 """
 
 from __future__ import annotations
@@ -20,12 +23,9 @@ from typing import Any, Callable
 
 from agent.conversation import tool_result
 from agent.errors import ReplayMismatch
+from agent.record.approvals import Approval, approval_fields, call_key, is_decision_only
 
 log = logging.getLogger("agent")
-
-
-def _key(agent: str | None, call_id: str | None, tool: str, arguments: Any) -> tuple:
-    return agent, call_id, tool, json.dumps(arguments, sort_keys=True, ensure_ascii=False)
 
 
 class ToolRuns:
@@ -39,16 +39,16 @@ class ToolRuns:
         self._lock = threading.Lock()
         self._recorded: dict[tuple, deque] = defaultdict(deque)
         for entry in entries or []:
-            if isinstance(entry, dict) and isinstance(entry.get("tool"), str):
-                key = _key(entry.get("agent"), entry.get("id"), entry["tool"], entry.get("input", {}))
+            if isinstance(entry, dict) and isinstance(entry.get("tool"), str) and not is_decision_only(entry):
+                key = call_key(entry.get("agent"), entry.get("id"), entry["tool"], entry.get("input", {}))
                 self._recorded[key].append(entry)
 
-    def __call__(self, agent: str | None, call_id: str | None, tool: str, arguments: Any, run: Callable[[], Any]) -> Any:
+    def __call__(self, agent: str | None, call_id: str | None, tool: str, arguments: Any, run: Callable[[], Any],
+                 approval: Approval | None = None) -> Any:
         if self.replaying:
             return self._answer(agent, call_id, tool, arguments)
         result = run()
-        entry: dict[str, Any] = {"agent": agent, "id": call_id, "tool": tool, "input": arguments}
-        entry = {key: value for key, value in entry.items() if value is not None}
+        entry = _entry(agent, call_id, tool, arguments, approval)
         if isinstance(result, dict):  # a tool_result block
             entry["output"] = result.get("content", "")
             if result.get("is_error"):
@@ -59,9 +59,15 @@ class ToolRuns:
             self.entries.append(entry)
         return result
 
+    def decided(self, agent: str | None, call_id: str | None, tool: str, arguments: Any, approval: Approval) -> None:
+        """Keep an approver's decision about a call that runs nothing here (recording only)."""
+        if not self.replaying:
+            with self._lock:
+                self.entries.append(_entry(agent, call_id, tool, arguments, approval))
+
     def _answer(self, agent: str | None, call_id: str | None, tool: str, arguments: Any) -> Any:
         with self._lock:
-            found = self._recorded.get(_key(agent, call_id, tool, arguments))
+            found = self._recorded.get(call_key(agent, call_id, tool, arguments))
             entry = found.popleft() if found else None
         if entry is None:
             shown = json.dumps(arguments, ensure_ascii=False)
@@ -76,3 +82,9 @@ class ToolRuns:
         if call_id is None:
             return output
         return tool_result(call_id, output, bool(entry.get("is_error")))
+
+
+def _entry(agent: str | None, call_id: str | None, tool: str, arguments: Any, approval: Approval | None) -> dict[str, Any]:
+    entry: dict[str, Any] = {"agent": agent, "id": call_id, "tool": tool, "input": arguments}
+    entry = {key: value for key, value in entry.items() if value is not None}
+    return entry | (approval_fields(approval) if approval is not None else {})

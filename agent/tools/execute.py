@@ -56,15 +56,19 @@ def execute(call: ToolCall, tools: dict[str, Tool], context: Any) -> dict[str, A
     problem = argument_problem(call.arguments, tool.parameters)
     if problem:
         return _error(call, f"{call.name}: {problem}")
-    refusal = _permission_refusal(call, tool, context)
+    refusal, approval = _permission_refusal(call, tool, context)
     if refusal:
         return _error(call, refusal)
     if "call_id" in getattr(context, "__dataclass_fields__", {}):
         context = dataclasses.replace(context, call_id=call.id)  # so a subagent knows which call started it
-    # recording, the session keeps what the call returned; with --replay-tools, it answers instead
+    # recording, the session keeps what the call returned (and the approval that let it run); with
+    # --replay-tools, it answers instead
     tool_runs = getattr(getattr(context, "session", None), "tool_runs", None)
     if tool_runs is not None and not tool.delegates:
-        return tool_runs(context.agent.name, call.id, call.name, call.arguments, lambda: _run(call, tool, context))
+        return tool_runs(context.agent.name, call.id, call.name, call.arguments, lambda: _run(call, tool, context),
+                         approval)
+    if tool_runs is not None and approval is not None:  # Skill, Agent: no run of their own holds the approval
+        tool_runs.decided(context.agent.name, call.id, call.name, call.arguments, approval)
     return _run(call, tool, context)
 
 
@@ -81,38 +85,53 @@ def _run(call: ToolCall, tool: Tool, context: Any) -> dict[str, Any]:
     return tool_result(call.id, redact_secrets(output))
 
 
-def _permission_refusal(call: ToolCall, tool: Tool, context: Any) -> str | None:
-    """Why the running agent's permission policy refuses this call (None when it may run). A call
-    that needs approval (or matches an ask rule, or changes a sensitive file) is put to the person
-    when the session has an `approver` (interactive mode): once, always (its rule is added for the
-    rest of the session), or no. In -p mode nobody can be asked, so such a call is refused."""
+def _permission_refusal(call: ToolCall, tool: Tool, context: Any) -> tuple[str | None, Any]:
+    """Why the running agent's permission policy refuses this call (None when it may run), and
+    the approval that let it run when one was asked. A call that needs approval (or matches an ask
+    rule, or changes a sensitive file) is put to the session's `approver` when it has one
+    (`approver(agent, call_id, tool, arguments)`: the person in interactive mode, a replay's
+    recorded answers): once, always (its rule is added for the rest of the session), or no. With no
+    approver, or no answer (a replay whose recording was not asked), nobody can be asked, as in -p
+    mode, and such a call is refused."""
     policy = getattr(getattr(context, "agent", None), "policy", None)
     if policy is None:
-        return None
+        return None, None
     session = context.session
     if session.approved:
         policy = policy.with_allowed(session.approved)
     decision = policy.check(call.name, call.arguments, tool.read_only)
     if decision.allowed:
-        return None
+        return None, None
     approver = getattr(session, "approver", None)
+    approval = None
     if approver is not None and decision.kind in ("approval", "ask", "could_ask", "sensitive", "uncertain"):
-        answer = approver(call.name, call.arguments)
-        if answer == "always" and decision.kind in ("ask", "could_ask"):  # ask rules win over allow rules
-            log.warning(f"approved once: an ask rule matches this {call.name} call, so it is asked about every time")
-        elif answer == "always" and decision.kind == "sensitive":  # only a rule naming the file would do
-            log.warning(f"approved once: this {call.name} call changes a sensitive file, so it is asked about every time")
-        elif answer == "always" and decision.suggestion in ("", "Bash"):  # it would approve every command
-            log.warning(f"approved once: no rule narrower than all of {call.name} approves this call")
-        elif answer == "always":
-            with session.lock:  # every agent of the session, running or started later, sees it
-                session.approved = (*session.approved, decision.suggestion)
-        if answer in ("once", "always"):
-            return None
-        context.session.record_denial(call.name, call.id, call.arguments)
-        return f"The user did not allow this {call.name} call. Do not try it again; ask the user or do something else."
-    context.session.record_denial(call.name, call.id, call.arguments)
-    return decision.reason
+        approval = approver(context.agent.name, call.id, call.name, call.arguments)
+    if approval is not None:
+        if approval.answer == "always":
+            _approve_always(call, decision, session)
+        if approval.answer in ("once", "always"):
+            return None, approval
+        tool_runs = getattr(session, "tool_runs", None)
+        if tool_runs is not None:  # a recording keeps the refusal, so that its replays refuse it too
+            tool_runs.decided(context.agent.name, call.id, call.name, call.arguments, approval)
+        session.record_denial(call.name, call.id, call.arguments)
+        return f"The user did not allow this {call.name} call. Do not try it again; ask the user or do something else.", None
+    session.record_denial(call.name, call.id, call.arguments)
+    return decision.reason, None
+
+
+def _approve_always(call: ToolCall, decision: Any, session: Any) -> None:
+    """An "always": the decision's suggested rule approves the rest of the session's calls it
+    covers, unless no rule could (an ask rule, a sensitive file, nothing narrower than all of Bash)."""
+    if decision.kind in ("ask", "could_ask"):  # ask rules win over allow rules
+        log.warning(f"approved once: an ask rule matches this {call.name} call, so it is asked about every time")
+    elif decision.kind == "sensitive":  # only a rule naming the file would do
+        log.warning(f"approved once: this {call.name} call changes a sensitive file, so it is asked about every time")
+    elif decision.suggestion in ("", "Bash"):  # it would approve every command
+        log.warning(f"approved once: no rule narrower than all of {call.name} approves this call")
+    else:
+        with session.lock:  # every agent of the session, running or started later, sees it
+            session.approved = (*session.approved, decision.suggestion)
 
 
 def execute_all(calls: list[ToolCall], tools: dict[str, Tool], context: Any) -> list[dict[str, Any]]:
