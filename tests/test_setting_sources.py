@@ -6,6 +6,7 @@ warning a recording gives when content from the home folder entered it."""
 from __future__ import annotations
 
 import json
+import shutil
 
 import pytest
 
@@ -129,3 +130,27 @@ def test_a_cassette_leaving_home_out_cannot_drop_the_users_deny_rules(agent):
     assert replayed.exit_code == 1 and "differs from the cassette" in replayed.stderr
     assert not (agent.workspace / "made-by-the-recording").exists()
     assert agent.replay("--replay-tools").exit_code == 0  # nothing runs: the recorded sources are followed
+
+
+def test_a_replay_without_the_recorders_home_content_says_what_is_missing(agent, tmp_path, monkeypatch):
+    """What a teammate sees replaying a cassette recorded with personal content: the line names it."""
+    home_and_project_content(agent)
+    agent.script(text("ok"))
+    assert agent.run("Which skills do you have?").exit_code == 0
+    teammate = tmp_path / "teammate"
+    (teammate / ".claude").mkdir(parents=True)
+    monkeypatch.setenv("HOME", str(teammate))
+
+    def last_line() -> str:
+        drifted = agent.replay("--replay-tools")
+        assert drifted.exit_code == 1
+        return drifted.stderr.strip().splitlines()[-1]
+
+    assert last_line().startswith("error: the recording offered skills deploy, review; this folder offers review: "
+                                  "request 1 differs")
+    shutil.copytree(agent.home / ".claude" / "skills", teammate / ".claude" / "skills")
+    assert last_line().startswith("error: the recording offered agent types Explore, general-purpose, helper; this "
+                                  "folder offers Explore, general-purpose: request 1 differs")
+    shutil.copytree(agent.home / ".claude" / "agents", teammate / ".claude" / "agents")
+    assert last_line().startswith(f"error: CLAUDE.md differs from the recording's: this folder leaves out "
+                                  f"{teammate}/.claude/CLAUDE.md: request 1 differs")
