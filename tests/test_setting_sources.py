@@ -154,3 +154,13 @@ def test_a_replay_without_the_recorders_home_content_says_what_is_missing(agent,
     shutil.copytree(agent.home / ".claude" / "agents", teammate / ".claude" / "agents")
     assert last_line().startswith(f"error: CLAUDE.md differs from the recording's: this folder leaves out "
                                   f"{teammate}/.claude/CLAUDE.md: request 1 differs")
+
+
+def test_a_cassette_naming_an_unknown_source_is_one_line_naming_it(agent, tmp_path, capsys):
+    recorded = agent.cassette_path(1).with_name(f"test_a_replay_follows_the_recorded_setting_sources-{agent.provider}.yaml")
+    cassette = tmp_path / "bogus.yaml"
+    cassette.write_text(recorded.read_text().replace("--setting-sources: project", "--setting-sources: bogus"))
+    capsys.readouterr()
+    assert cli.main(["--replay", str(cassette)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"the cassette {cassette}: --setting-sources: invalid setting source 'bogus'" in err
