@@ -88,9 +88,11 @@ def test_check_is_green_then_red_after_a_skill_edit_with_a_junit_report(agent, t
     red = program("cassette", "check", str(ci), "--junit", str(report), cwd=agent.workspace, home=agent.home)
     assert red.returncode == 1
     (line,) = red.stdout.splitlines()
-    assert line.startswith(f"drift {ci / 'what-changed.yaml'}: request 1 differs from the cassette")
+    # the workspace is the cause, said first in words, then the JSON path
+    assert line.startswith(f"drift {ci / 'what-changed.yaml'}: the description of skill release-notes differs")
+    assert ": request 1 differs from the cassette" in line
     assert "for the team" in line and ("$.messages[0].content" in line or "$.system" in line)
-    assert "1 cassettes: 0 ok, 1 drifted, 0 errors" in red.stderr
+    assert "1 cassettes: 0 ok, 1 drifted, 0 errors, 0 failed" in red.stderr
     suite = ET.parse(report).getroot().find("testsuite")
     assert (suite.get("tests"), suite.get("failures")) == ("1", "1")
     failure = suite.find("testcase").find("failure")
