@@ -3,7 +3,7 @@
 `options` holds the flags, `environment` the variables, `stdin` reads what is piped in, `build`
 turns them into a session and runs it, `replay` says what a cassette's setup holds and how a
 replay follows it, `output` shapes the JSON result and stream-json lines, `report` the stderr
-lines, `cassette` is the `cassette show|check` subcommand, and `interactive` (with `terminal`,
+lines, `cassette` is the `cassette show|diff|check|record` subcommand, and `interactive` (with `terminal`,
 the only users of prompt_toolkit and rich) the conversation at a terminal. This package is the
 only code that writes to stdout.
 
@@ -22,13 +22,14 @@ from typing import IO, Sequence
 from agent.cli.build import run
 from agent.cli.environment import run_environment
 from agent.cli.options import parse
+from agent.cli.outcomes import Ending
 from agent.cli.output import StreamJson, incomplete_because, print_json
 from agent.cli.home import settle_home
 from agent.cli.report import configure_logging, internal_error, unwritten
 from agent.cli.signals import SIGNALLED, Terminated, ending_on_signals
 from agent.cli.stdin import is_terminal
 from agent.cli.visible import shown
-from agent.errors import AgentError
+from agent.errors import AgentError, ReplayMismatch
 from agent.tools.shell import kill_running
 
 log = logging.getLogger("agent")
@@ -54,9 +55,10 @@ def _main(argv: list[str], stdin: IO | None) -> int:
     if argv[:1] == ["cassette"]:  # a reserved first word, like Claude Code's own subcommands
         from agent.cli.cassette import main as cassette_main
 
-        return cassette_main(argv[1:])
+        return cassette_main(argv[1:], env)
     started = time.monotonic()
     output_format = "text"
+    ended = Ending()  # how the run ended: a replay checks it against the cassette's `expect`
     try:
         args = parse(argv)
         output_format = args.output_format
@@ -70,11 +72,12 @@ def _main(argv: list[str], stdin: IO | None) -> int:
 
             return run_interactive(args, env, args.prompt)
         stream = StreamJson(args.include_partial_messages) if output_format == "stream-json" else None
-        result, session = run(args, env, stdin, stream)
+        result, session = run(args, env, stdin, stream, ended)
     except AgentError as exc:
         print(shown(f"error: {exc}", sys.stderr), file=sys.stderr)
         if output_format in ("json", "stream-json"):
             print_json("error_during_execution", str(exc), 0, started, exc.session)
+        _report_unmet([] if isinstance(exc, ReplayMismatch) else ended.unmet())
         return exc.exit_code
     except KeyboardInterrupt:
         kill_running()  # a subagent's command too, and one Ctrl-C caught as it started
@@ -96,4 +99,12 @@ def _main(argv: list[str], stdin: IO | None) -> int:
         print(shown(f"error: {problem}", sys.stderr), file=sys.stderr)
     if lost:
         print(shown(f"error: could not write {lost}", sys.stderr), file=sys.stderr)
-    return 1 if problem or lost else 0
+    unmet = ended.unmet()
+    _report_unmet(unmet)
+    return 1 if problem or lost or unmet else 0
+
+
+def _report_unmet(unmet: list[str]) -> None:
+    """One line per expectation of the replayed cassette that the run did not meet."""
+    for line in unmet:
+        print(shown(f"error: {line}", sys.stderr), file=sys.stderr)
