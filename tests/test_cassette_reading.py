@@ -213,3 +213,16 @@ def test_diff_pairs_requests_by_position_within_each_agent(agent, capsys, tmp_pa
     assert code == 1
     assert "request 2 of A, 3 of B · subagent Explore\n" in out and "request 3 of A, 4 of B · subagent Explore\n" in out
     assert "Count the words" in out
+
+
+def test_a_reader_that_leaves_early_ends_show_quietly(tmp_path):
+    """`cassette show ... | head`: the rest is not wanted, and that is no error (no traceback)."""
+    import subprocess
+
+    from conftest import REPO
+
+    big = REPO / "cassettes" / "bad_input" / "test_a_one_megabyte_prompt_is_sent_whole-openrouter.yaml"
+    shown = subprocess.run(f"'{REPO / 'your_program.sh'}' cassette show --request 1 --raw '{big}' | head -c 10",
+                           shell=True, cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert shown.stdout == '{\n  "model"'
+    assert "Error" not in shown.stderr and "Traceback" not in shown.stderr, shown.stderr

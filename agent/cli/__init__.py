@@ -25,7 +25,7 @@ from agent.cli.options import parse
 from agent.cli.outcomes import Ending
 from agent.cli.output import StreamJson, incomplete_because, print_json
 from agent.cli.home import settle_home
-from agent.cli.report import configure_logging, internal_error, unwritten
+from agent.cli.report import configure_logging, internal_error, reader_gone, unwritten
 from agent.cli.signals import SIGNALLED, Terminated, ending_on_signals
 from agent.cli.stdin import is_terminal
 from agent.cli.visible import shown
@@ -83,6 +83,8 @@ def _main(argv: list[str], stdin: IO | None) -> int:
         kill_running()  # a subagent's command too, and one Ctrl-C caught as it started
         print("interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except BrokenPipeError:  # the reader of stdout went away (`| head`): not an error of the run
+        return reader_gone()
     except Exception as exc:  # a bug of ours: still one line (the traceback only under --verbose)
         print(shown(f"error: {internal_error(exc)}", sys.stderr), file=sys.stderr)
         return 1

@@ -20,7 +20,7 @@ from typing import Mapping, Sequence
 from agent.cli.build import check_writable, run
 from agent.cli.cassette_reading import diff, show as show_cassette
 from agent.cli.options import _Parser, add_match_flags, build_parser
-from agent.cli.report import configure_logging, internal_error
+from agent.cli.report import configure_logging, internal_error, reader_gone
 from agent.cli.visible import shown
 from agent.errors import AgentError, ProviderError, ReplayMismatch
 from agent.record.check import DRIFT, ERROR, FAIL, OK, PASSED, RERECORD, UPDATED, Checked, find_cassettes, junit_xml
@@ -85,6 +85,8 @@ def main(argv: Sequence[str], env: Mapping[str, str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # the reader of stdout went away (`| head`): not an error of the run
+        return reader_gone()
     except Exception as exc:  # a bug of ours: one line, not a traceback
         print(shown(f"error: {internal_error(exc)}", sys.stderr), file=sys.stderr)
         return 1

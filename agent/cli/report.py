@@ -4,6 +4,7 @@ a bug of ours becomes (its traceback only under --verbose), and what a run could
 from __future__ import annotations
 
 import logging
+import os
 import sys
 
 from agent.cli.visible import shown
@@ -43,3 +44,17 @@ def unwritten(session) -> str | None:
     lost = [getattr(session.client, "unwritten", None), getattr(session.transcripts, "unwritten", None),
             *session.unwritten]
     return "; ".join(each for each in lost if each) or None
+
+
+EXIT_READER_GONE = 141  # 128 + SIGPIPE, as a shell reports a program whose reader went away
+
+
+def reader_gone() -> int:
+    """stdout's reader went away (`| head`): nothing more can be shown, and that is no error to
+    report. stdout is pointed at /dev/null so the interpreter's last flush does not complain."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # stdout has no descriptor (in-process tests): nothing to redirect
+        pass
+    return EXIT_READER_GONE
