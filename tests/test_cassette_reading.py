@@ -224,5 +224,5 @@ def test_a_reader_that_leaves_early_ends_show_quietly(tmp_path):
     big = REPO / "cassettes" / "bad_input" / "test_a_one_megabyte_prompt_is_sent_whole-openrouter.yaml"
     shown = subprocess.run(f"'{REPO / 'your_program.sh'}' cassette show --request 1 --raw '{big}' | head -c 10",
                            shell=True, cwd=tmp_path, capture_output=True, text=True, timeout=60)
-    assert shown.stdout == '{\n  "model"'
+    assert shown.stdout == '{\n  "model'
     assert "Error" not in shown.stderr and "Traceback" not in shown.stderr, shown.stderr
