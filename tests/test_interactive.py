@@ -11,6 +11,7 @@ import subprocess
 import time
 
 import pexpect
+import yaml
 
 from conftest import REPO
 from pty_session import ANSI, start  # noqa: F401 (start is the fixture these tests use)
@@ -206,6 +207,9 @@ def test_a_recorded_session_replays_its_turns_without_a_terminal(model, start, t
                             capture_output=True, text=True, timeout=60)
     assert (replay.returncode, replay.stdout) == (0, "second turn done\n"), replay.stderr
     assert "cancelled" not in (tmp_path / "session.yaml").read_text()
+    recorded = yaml.safe_load((tmp_path / "session.yaml").read_text())["setup"]
+    assert recorded["outcomes"] == [{"subtype": "success", "answer": "noted the time"},  # each finished turn's
+                                    {"subtype": "success", "answer": "second turn done"}]
 
 
 def test_output_that_is_not_a_terminal_gets_only_the_answers(model, tmp_path):

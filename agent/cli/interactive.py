@@ -101,17 +101,23 @@ def run_interactive(args: argparse.Namespace, env: Mapping[str, str], first_prom
 
 
 class _Turns:
-    """The prompts a recording stores, so a replay can send them again: only those of turns that
-    finished; a turn that failed or was cancelled is left out of the cassette whole."""
+    """The prompts a recording stores, so a replay can send them again, with how each ended (the
+    setup's `outcomes`): only those of turns that finished; a turn that failed or was cancelled is
+    left out of the cassette whole."""
 
     def __init__(self, prompts: list[str], recording) -> None:
         self.prompts = prompts
         self.recording = recording  # agent.record.cassette.Recording, or None when not recording
 
     def run(self, terminal: Terminal, conversation, prompt: str) -> None:
+        from agent.cli.outcomes import outcome_of
+
         mark = self.recording.mark() if self.recording is not None else None
-        if _turn(terminal, conversation, prompt):
+        result = _turn(terminal, conversation, prompt)
+        if result is not None:
             self.prompts.append(prompt)
+            if self.recording is not None:
+                self.recording.setup.setdefault("outcomes", []).append(outcome_of(result))
         elif mark is not None:
             self.recording.leave_out_since(mark)
             terminal.say("(that turn is left out of the recording)", "dim")
@@ -162,23 +168,24 @@ def _handle(line: str, terminal: Terminal, session, conversation, args, turns: _
     return None
 
 
-def _turn(terminal: Terminal, conversation, prompt: str) -> bool:
-    """Answer one prompt on the screen; whether the turn finished (its answer is in the conversation)."""
+def _turn(terminal: Terminal, conversation, prompt: str):
+    """Answer one prompt on the screen; the turn's result when it finished (its answer is in the
+    conversation), None otherwise."""
     terminal.waiting()
     try:
         result = conversation.turn(prompt)
     except KeyboardInterrupt:
         terminal.answer_done("")
         terminal.say("(cancelled; the conversation is as it was before that message)", "dim")
-        return False
+        return None
     except AgentError as error:
         terminal.answer_done("")
         terminal.say(f"error: {error}", "red")
-        return False
+        return None
     terminal.answer_done(result.text.strip())
     if result.subtype == "error_max_turns":
         terminal.say(f"(stopped at the turn limit: {result.turns} turns)", "yellow")
-    return True
+    return result
 
 
 def _builtin(name: str, rest: str, terminal: Terminal, session, conversation, args):

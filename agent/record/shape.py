@@ -118,8 +118,26 @@ def _setup_problem(setup: dict) -> str | None:
             return f"`{key}` must be a mapping of names"
     if not all(isinstance(value, (str, int, float, bool)) for value in setup.get("environment", {}).values()):
         return "`environment` values must be texts or numbers"
+    problem = _outcome_problem(setup)
+    if problem:
+        return problem
     if not json_like(setup):
         return "values must be JSON data (texts, numbers, lists, mappings)"
+    return None
+
+
+def _outcome_problem(setup: dict) -> str | None:
+    """What is wrong with how a setup says its run ended (`agent.record.expect`), or None."""
+    from agent.record.expect import SUBTYPES
+
+    outcomes = setup.get("outcomes", [])
+    if not (isinstance(outcomes, list) and all(
+            isinstance(each, dict) and each.get("subtype") in SUBTYPES and isinstance(each.get("answer"), str)
+            for each in outcomes)):
+        return f"`outcomes` must be a list of {{subtype, answer}} mappings (subtype {', '.join(SUBTYPES)})"
+    code = setup.get("exit_code", 0)
+    if not (isinstance(code, int) and not isinstance(code, bool) and 0 <= code <= 255):
+        return "`exit_code` must be a number from 0 to 255"
     return None
 
 
