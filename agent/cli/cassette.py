@@ -5,7 +5,9 @@
 recordings differ (both in `cassette_reading`). `check` replays every cassette found,
 in --replay-tools mode, against the current workspace (its skills, agents, settings), prints one
 line per cassette and exits 1 when any drifted: how a user's CI learns that an edit changed what
-the model is sent. `cassette` is a reserved first word, like Claude Code's own subcommands.
+the model is sent; a recording of a failed run is `ok` with a note (a failure with
+--require-success), and an unmet `expect` is a failure. `record` records cassettes again from
+their setups (`rerecord`). `cassette` is a reserved first word, like Claude Code's own subcommands.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from typing import Mapping, Sequence
 from agent.cli.build import check_writable, run
 from agent.cli.cassette_reading import diff, show as show_cassette
 from agent.cli.options import _Parser, add_match_flags, build_parser
+from agent.cli.rerecord import add_permission_flags
 from agent.cli.report import configure_logging, internal_error, reader_gone
 from agent.cli.visible import shown
 from agent.errors import AgentError, ProviderError, ReplayMismatch
@@ -62,6 +65,7 @@ def _parser() -> _Parser:
     again.add_argument("--model", help="the model to record with (default: the recorded one)")
     again.add_argument("--provider", choices=["openrouter", "anthropic"], help="the provider (default: the recorded one)")
     again.add_argument("--verbose", action="store_true", help="narrate requests and tool calls on stderr")
+    add_permission_flags(again)
     return parser
 
 
@@ -77,7 +81,7 @@ def main(argv: Sequence[str], env: Mapping[str, str] | None = None) -> int:
         if args.command == "record":
             from agent.cli.rerecord import rerecord
 
-            return rerecord(args.files, args.model, args.provider, args.verbose, os.environ if env is None else env)
+            return rerecord(args, os.environ if env is None else env)
         return _check(args.paths, args.junit, args.verbose, args.require_success, args.update, _match_flags(args))
     except AgentError as exc:
         print(shown(f"error: {exc}", sys.stderr), file=sys.stderr)
