@@ -4,12 +4,12 @@ recording or replaying; a replay takes its setup from the cassette, not the envi
 from __future__ import annotations
 
 import argparse
-import contextlib
 import logging
 import os
 from pathlib import Path
 from typing import IO, Any, Mapping, Sequence
 
+from agent.cli.cassette_run import recording, replay_approver, replay_setup, tool_runs
 from agent.cli.environment import Environment
 from agent.cli.trust import own_trust
 from agent.cli.stdin import combine, read_piped
@@ -91,35 +91,6 @@ class _Unshown:
 
     def text(self, agent, delta) -> None:
         pass
-
-
-def replay_setup(args: argparse.Namespace, env: Mapping[str, str], trusted: bool = False):
-    """For --replay: the cassette read (a bad one is bad input, before anything else) and `args`
-    filled from its setup; returns it and the environment the run then uses. The recorded grants
-    (permission options, trust, approvals) are followed with --replay-tools, or when the user
-    (whose own trust of the workspace is `trusted`) vouches for the cassette; otherwise one
-    warning names those withheld. `args.cassette_grants` says which, for `build_session`."""
-    if not args.replay:
-        return None, env
-    from agent.cli.options import build_parser
-    from agent.cli.replay import follow_setup, narration, withheld_options
-    from agent.cli.trust import SETUP_KEY, vouched, warn_withheld
-    from agent.record.approvals import RecordedApprovals
-    from agent.record.cassette_file import Placeholders, read
-
-    recorded = read(args.replay, Placeholders(cassette_folders(Path.cwd())))
-    parser = build_parser()
-    args.cassette_grants = args.replay_tools or vouched(args.replay, trusted, Path.cwd())
-    env = follow_setup(args, parser, recorded.setup, args.replay, env, recorded.inferred, args.cassette_grants)
-    log.info("%s", narration(recorded.setup, args.replay, recorded.inferred))
-    if args.replay_tools and recorded.tool_runs is None:
-        raise UsageError(f"--replay-tools: the cassette {args.replay} holds no tool results (it was not "
-                         "recorded by this agent); replay it without --replay-tools")
-    if not args.cassette_grants:
-        warn_withheld(args.replay, withheld_options(args, parser, recorded.setup),
-                      recorded.setup.get(SETUP_KEY) is True and not trusted,
-                      RecordedApprovals(recorded.tool_runs, grants=False).withheld, trusted, Path.cwd())
-    return recorded, env
 
 
 def build_session(args: argparse.Namespace, environment: Environment, observer=None, recorded=None,
@@ -208,30 +179,10 @@ def build_session(args: argparse.Namespace, environment: Environment, observer=N
         transcripts=None if args.replay_tools else transcripts,  # --replay-tools writes nothing
         policy=policy,
         observer=observer,
-        tool_runs=_tool_runs(args, recorded),
-        approver=_replay_approver(args, recorded),
+        tool_runs=tool_runs(args, recorded),
+        approver=replay_approver(args, recorded),
     )
     return session, history
-
-
-def _replay_approver(args: argparse.Namespace, recorded):
-    """A replay's approver, answering as the recording's did (only its refusals when the
-    cassette's grants are not followed); None when not replaying. A call it has no answer for is
-    refused, as in -p mode."""
-    if not recorded:
-        return None
-    from agent.record.approvals import RecordedApprovals
-
-    return RecordedApprovals(recorded.tool_runs, grants=getattr(args, "cassette_grants", False))
-
-
-def _tool_runs(args: argparse.Namespace, recorded):
-    """Where tool results go (--record) or come from (--replay-tools); None otherwise."""
-    if not (args.record or args.replay_tools):
-        return None
-    from agent.record.tool_runs import ToolRuns
-
-    return ToolRuns(recorded.tool_runs or [], args.replay) if args.replay_tools else ToolRuns()
 
 
 def _sessions(args: argparse.Namespace, home: Path, cwd: Path):
@@ -300,49 +251,3 @@ def check_writable(flag: str, path: str | None, append: bool = False) -> None:
         raise UsageError(f"{flag}: cannot write {path}: {exc.strerror or exc}") from None
     if not existed and not append:
         os.unlink(target)  # the cassette is written when the run ends, not left empty if it fails
-
-
-def cassette_folders(cwd: Path) -> dict[str, Path]:
-    """The folders a cassette writes as placeholders, so it replays anywhere: the workspace, home,
-    and the repository root when it is above the workspace (memory files there name it)."""
-    from agent.workspace import project_folders
-
-    root = project_folders(cwd)[-1]
-    return {"workspace": cwd, "home": Path.home(), **({"project": root} if root != Path(cwd) else {})}
-
-
-def recording(args: argparse.Namespace, session, environment: Environment, turns: list[str] | None = None,
-              recorded=None):
-    """The cassette context of a run: recording (with its setup: `turns` are the user's prompts,
-    by default the one of `args`) or replaying `recorded` (the cassette `replay_setup` read);
-    nothing otherwise."""
-    if not (args.record or args.replay):
-        return contextlib.nullcontext()
-    client = session.client
-    if args.replay:
-        from agent.record.replaying import replaying
-        from agent.record.workspace_drift import workspace_cause
-
-        return replaying(recorded, client.http, client.current_agent, match_rules(args, recorded),
-                         update=getattr(args, "update_cassette", None), explain=workspace_cause,
-                         folders=cassette_folders(session.workspace.cwd))
-    from agent.cli.options import build_parser
-    from agent.cli.replay import recorded_setup
-    from agent.cli.trust import SETUP_KEY as TRUST_SETUP_KEY
-    from agent.record.cassette import Recording, record_to
-
-    folders = cassette_folders(session.workspace.cwd)
-    setup: dict[str, Any] = recorded_setup(args, build_parser(), client.provider, session.model, environment.raw,
-                                           turns)
-    if getattr(args, "workspace_trusted", False):
-        setup[TRUST_SETUP_KEY] = True
-    return record_to(args.record, client.http, folders, Recording(setup, client.current_agent, session.tool_runs))
-
-
-def match_rules(args: argparse.Namespace, recorded):
-    """What a replay compares: the cassette's own `match` section and the --ignore, --scrub and
-    --match flags together."""
-    from agent.record.match import MatchRules
-
-    given = MatchRules.from_flags(args.match_ignore, args.match_scrub, args.match_preset)
-    return MatchRules.from_section(recorded.match, args.replay).merged(given)

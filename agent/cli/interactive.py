@@ -78,7 +78,8 @@ def approval_question(tool: str, arguments: dict) -> str:
 
 def run_interactive(args: argparse.Namespace, env: Mapping[str, str], first_prompt: str | None) -> int:
     """Hold a conversation at the terminal until /exit, Ctrl-D, or Ctrl-C twice at an empty prompt."""
-    from agent.cli.build import build_session, recording
+    from agent.cli.build import build_session
+    from agent.cli.cassette_run import recording
     from agent.cli.trust import ask_trust
     from agent.record.approvals import Approval
     from agent.run import MainConversation

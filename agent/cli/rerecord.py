@@ -59,7 +59,8 @@ def rerecord(given: argparse.Namespace, env: Mapping[str, str]) -> int:
 def record_again(path: str, given: argparse.Namespace, env: Mapping[str, str]) -> str:
     """Record the cassette at `path` again from its setup (`given`: the flags of `cassette record`)
     and save it in place (unless nothing changed); returns what changed, e.g. `5 requests (was 5), first difference at request 2 $.messages[3].content`."""
-    from agent.cli.build import cassette_folders, run
+    from agent.cli.build import run
+    from agent.cli.cassette_run import cassette_folders
     from agent.cli.outcomes import Ending
     from agent.record.cassette_file import USER_SECTIONS, Placeholders, parse, read, read_text
     from agent.record.expect import FAILED
