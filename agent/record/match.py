@@ -26,6 +26,7 @@ from agent.record.drift import first_difference
 
 MAX_RULES = 200
 MAX_RULE_CHARS = 2_000
+MAX_PATH_STEPS = 256  # over all ignore paths: each request node is checked against every live step
 PRESETS = ("content",)
 CONTENT = "content"
 _STEP = re.compile(r"""\.\.(?P<deep>[A-Za-z_$][\w$-]*|\*)|\.(?P<key>[A-Za-z_$][\w$-]*|\*)|\[(?P<index>-?\d+|\*)\]"""
@@ -123,7 +124,10 @@ class MatchRules:
     preset: str | None = None
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "_paths", tuple(compile_path(text) for text in self.ignore))
+        paths = tuple(compile_path(text) for text in self.ignore)
+        if sum(len(path.steps) for path in paths) > MAX_PATH_STEPS:
+            raise UsageError(f"the ignore paths have more than {MAX_PATH_STEPS} steps together")
+        object.__setattr__(self, "_paths", paths)
         object.__setattr__(self, "_scrubber", _Scrubber(self.scrub) if self.scrub else None)
 
     @classmethod
@@ -272,7 +276,7 @@ def _without(value: Any, states: list[tuple[_Path, int]]) -> Any:
     if isinstance(value, dict):
         out = {}
         for key, item in value.items():
-            reached = [(path, next_state) for path, state in states for next_state in _advance(path, state, key, None)]
+            reached = _reached(states, key, None)
             if any(next_state == len(path.steps) for path, next_state in reached):
                 continue
             out[key] = _without(item, reached) if reached else item
@@ -280,13 +284,23 @@ def _without(value: Any, states: list[tuple[_Path, int]]) -> Any:
     if isinstance(value, list):
         out_list = []
         for index, item in enumerate(value):
-            reached = [(path, next_state) for path, state in states for next_state in _advance(path, state, index, len(value))]
+            reached = _reached(states, index, len(value))
             if any(next_state == len(path.steps) for path, next_state in reached):
                 out_list.append(_IGNORED)
                 continue
             out_list.append(_without(item, reached) if reached else item)
         return out_list
     return value
+
+
+def _reached(states: list[tuple[_Path, int]], part: Any, length: int | None) -> list[tuple[_Path, int]]:
+    """The path states reached by stepping into `part`, each once (`..` steps would otherwise
+    double them at every level)."""
+    found: dict[tuple[int, int], tuple[_Path, int]] = {}
+    for path, state in states:
+        for next_state in _advance(path, state, part, length):
+            found.setdefault((id(path), next_state), (path, next_state))
+    return list(found.values())
 
 
 def _without_keys(value: Any, name: str) -> Any:
