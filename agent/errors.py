@@ -20,7 +20,13 @@ class ProviderError(AgentError):
 
 
 class ReplayMismatch(AgentError):
-    """A replayed run sent a request the cassette does not hold."""
+    """A replayed run sent a request the cassette does not hold. When a request differed from its
+    recorded twin, `drift` holds both for a report: {"request": N (1-based), "agent", "where"
+    (the first differing JSON path), "recorded", "sent"} (the bodies as JSON values)."""
+
+    def __init__(self, message: str, drift: dict | None = None):
+        super().__init__(message)
+        self.drift = drift
 
 
 class Interrupted(AgentError):

@@ -106,7 +106,11 @@ class Replay:
                 where = self.rules.difference(self.cassette.interactions[first].request, sent, agent)
                 self.changes.append(Change(first, sent, where[0] if where else "$"))
                 return self._play(queue, first)
-            raise ReplayMismatch(self._differs(first, method, url, sent, agent))
+            recorded = self.cassette.interactions[first].request
+            where = self.rules.difference(recorded, sent, agent)
+            raise ReplayMismatch(self._differs(first, method, url, sent, agent), {
+                "request": first + 1, "agent": agent, "where": where[0] if where else None,
+                "recorded": recorded, "sent": sent})
 
     def unplayed(self) -> list[int]:
         return [index for index, played in enumerate(self.played) if not played]
