@@ -89,8 +89,13 @@ def _content_type(interaction: Interaction) -> str:
 
 def _conversation_start(body: dict) -> str | None:
     """The user's text when `body` is the first request of a conversation (no assistant turn yet)."""
-    messages = [m for m in body.get("messages") or [] if isinstance(m, dict) and m.get("role") != "system"]
-    if not messages or any(m.get("role") == "assistant" for m in messages):
+    messages = []
+    for m in body.get("messages") or []:  # a later request has an assistant turn near its start: stop there
+        if isinstance(m, dict) and m.get("role") == "assistant":
+            return None
+        if isinstance(m, dict) and m.get("role") != "system":
+            messages.append(m)
+    if not messages:
         return None
     return "\n\n".join(m["content"] for m in messages if isinstance(m.get("content"), str))
 
@@ -99,9 +104,17 @@ def _tool_results(cassette: CassetteFile) -> dict[str, dict[str, Any]]:
     """Every tool result the requests carried, by call id, on either wire: chat's `tool` messages
     (an error is marked `Error: ` in its text) and the Messages API's `tool_result` blocks."""
     found: dict[str, dict[str, Any]] = {}
+    previous: dict[str | None, list] = {}  # each agent's latest messages
     for index in range(len(cassette.interactions)):
         body = request_body(cassette, index)
-        for message in (body.get("messages") if isinstance(body, dict) else None) or []:
+        messages = body.get("messages") if isinstance(body, dict) else None
+        messages = messages if isinstance(messages, list) else []
+        before = previous.get(cassette.interactions[index].agent) or []
+        # a request that extends its agent's previous one carries no result that one did not: read
+        # only its new messages, so a long session is read in linear time
+        start = len(before) if before and len(before) <= len(messages) and messages[len(before) - 1] is before[-1] else 0
+        previous[cassette.interactions[index].agent] = messages
+        for message in messages[start:]:
             if not isinstance(message, dict):
                 continue
             if message.get("role") == "tool" and message.get("tool_call_id"):
