@@ -136,13 +136,22 @@ def _folded(value: Any) -> str:
     if len(text) <= INLINE_CHARS:
         return esc(text)
     if isinstance(value, dict):
-        kind = f"{{…}} {len(value):,} keys"
+        kind = f"{{…}} {len(value):,} keys" + _hint(value)
     elif isinstance(value, list):
         kind = f"[…] {len(value):,} items"
     else:
         kind = f"{esc(text[:60])}… ({len(text):,} characters)"
         return f'<details class="fold"><summary>{kind}</summary><pre>{esc(bounded_json(value))}</pre></details>'
     return f'<details class="fold"><summary>{esc(kind)}</summary><pre>{esc(bounded_json(value))}</pre></details>'
+
+
+def _hint(value: dict) -> str:
+    """What names a folded object, for finding one's way: its name (a tool's), role or type."""
+    named = value.get("function") if isinstance(value.get("function"), dict) else value
+    for key in ("name", "role", "type"):
+        if isinstance(named.get(key), str):
+            return f", {key} {json.dumps(named[key][:40], ensure_ascii=False)}"
+    return ""
 
 
 def _elided(count: int) -> str:

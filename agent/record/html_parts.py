@@ -48,7 +48,7 @@ summary{cursor:pointer} summary::marker{color:var(--muted)}
 .args,.result{margin:3px 0 3px 14px}
 .sub{border:1px solid #d8b9ff;border-left:4px solid var(--sub);border-radius:6px;margin:6px 0 6px 14px;background:#fbf8ff}
 .sub>summary{padding:4px 8px} .sub>.conv{padding:0 8px 4px}
-.sent{margin:4px 0} .sent>summary{color:var(--muted);font-size:12px}
+.request-body{margin:4px 0} .request-body>summary{color:var(--muted);font-size:12px}
 .error-line{color:var(--bad);font-weight:600}
 details.long>summary{list-style:none} details.long>summary::-webkit-details-marker{display:none}
 details.long>summary .more{color:var(--main);font-size:12px} details.long[open]>summary{display:none}

@@ -123,7 +123,7 @@ class SessionPage:
         if step.removed:
             shown["(dropped)"] = step.removed
         shown["(new messages)" if not first else "messages"] = step.added
-        return (f'<details class="sent"><summary>what request {number} sent{" (the first of its conversation)" if first else ""}: '
+        return (f'<details class="request-body"><summary>what request {number} sent{" (the first of its conversation)" if first else ""}: '
                 f'{esc("; ".join(what))}</summary><pre>{esc(bounded_json(shown))}</pre><div class="muted">the whole body: '
                 f'<code>cassette show FILE --request {number} --raw</code></div></details>')
 
