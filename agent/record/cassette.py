@@ -1,10 +1,13 @@
-"""Record a run's model exchanges to a vcrpy cassette (replaying one is `replaying`'s).
+"""Record a run's model exchanges to a cassette (replaying one is `replaying`'s).
 
-The file is vcrpy's YAML in the reviewable form of `cassette_file` (bodies as YAML structures, long
-strings as blocks, folders as placeholders, the run's setup, each request's agent and the tool
-runs beside the interactions). Secrets and response headers other than content-type and the
-retry waits are never written, and the scripted model's loopback address is written as
-`scripted-model`. vcrpy is imported only here, and this module only when a run records or replays.
+The file keeps vcrpy's YAML layout (`version`, `interactions` of request and response) in the
+reviewable form of `cassette_file`: bodies as YAML structures, long strings as blocks, folders as
+placeholders, the run's setup, each request's agent and the tool runs beside the interactions.
+The first request of each agent is stored whole and each later one as what it adds to an earlier
+one of the same agent (`deltas`), so the file grows linearly with the session. Secrets and
+response headers other than content-type and the retry waits are never written, and the
+scripted model's loopback address is written as `scripted-model`. The exchanges are captured by
+our own adapter (`capture`), not vcrpy.
 """
 
 from __future__ import annotations
@@ -12,52 +15,48 @@ from __future__ import annotations
 import contextlib
 import logging
 import re
-import threading
+from collections import defaultdict, deque
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
 import requests
-import vcr
-from requests.adapters import HTTPAdapter
-from vcr.persisters.filesystem import CassetteNotFoundError
-from vcr.serialize import serialize
 
 from agent.errors import AgentError
-from agent.record.cassette_file import USER_SECTIONS, Placeholders, body_to_file, interactions_for_vcr, parse, to_yaml
+from agent.record.capture import RECENT, SCRIPTED_SERVER, CaptureAdapter, Exchange, Exchanges
+from agent.record.cassette_file import USER_SECTIONS, Placeholders, body_to_file, to_yaml
+from agent.record.deltas import DELTA, common_prefix, delta
 from agent.secrets import redact_data
 from agent.workspace import save_file
 
 log = logging.getLogger("agent")
-SERIALIZER = "agent-yaml"
-# what a replayed response needs: its type, and the provider's wait before a retry
-_KEPT_RESPONSE_HEADERS = {"content-type", "retry-after", "retry-after-ms"}
 _LOOPBACK = re.compile(r"^(https?)://(127\.0\.0\.1|localhost|\[::1\])(:\d+)?")
-# the scripted model (tests/scripted_model.py) names itself in the Server header of its replies
-SCRIPTED_SERVER = "scripted-model"
 SCRIPTED, LIVE = "scripted model", "live provider"
+_SETUP_ORDER = ("agent_version", "recorded_against", "provider", "wire", "model", "prompts", "options", "environment")
 
 
 @dataclass
 class Recording:
-    """What a recorded cassette holds besides vcrpy's interactions: the run's `setup`, the agent of
-    each exchange (from `label`, asked as each request is sent), and the `tool_runs`
-    (an agent.record.tool_runs.ToolRuns, or None)."""
+    """What a recorded cassette holds: the run's `setup`, the exchanges (each with its agent, from
+    `label`, asked as each request is sent), and the `tool_runs` (an
+    agent.record.tool_runs.ToolRuns, or None)."""
 
     setup: dict[str, Any] | None = None
     label: Callable[[], str] | None = None
     tool_runs: Any = None
-    labels: list[str] = field(default_factory=list)
-    servers: list[bool] = field(default_factory=list)  # whether each reply came from the scripted model
+    exchanges: Exchanges = field(default_factory=Exchanges)
     _left_out: list[range] = field(default_factory=list)  # the exchanges of turns that did not finish
     _unfinished: tuple[int, int] | None = None
     unwritten: str | None = None  # the cassette could not be saved: what, and why (the run ends saying so)
     sections: dict[str, Any] = field(default_factory=dict)  # a re-recording keeps the user's `match` and `expect`
 
+    def __post_init__(self) -> None:
+        self.exchanges.label = self.label
+
     def mark(self) -> tuple[int, int]:
         """Where a turn of an interactive session starts: its exchanges and tool runs so far."""
         self._close_unfinished()
-        return len(self.labels), len(self.tool_runs.entries) if self.tool_runs is not None else 0
+        return len(self.exchanges), len(self.tool_runs.entries) if self.tool_runs is not None else 0
 
     def leave_out_since(self, mark: tuple[int, int]) -> None:
         """Leave a turn that failed or was cancelled out of the cassette, from its `mark` on (a
@@ -74,102 +73,73 @@ class Recording:
 
     def _close_unfinished(self) -> None:
         if self._unfinished is not None:
-            self._left_out.append(range(self._unfinished[0], len(self.labels)))
+            self._left_out.append(range(self._unfinished[0], len(self.exchanges)))
             self._unfinished = None
 
     @property
     def recorded_against(self) -> str:
-        return SCRIPTED if self.servers and all(self.servers) else LIVE
+        items = self.exchanges.items
+        return SCRIPTED if items and all(exchange.scripted for exchange in items) else LIVE
 
 
-# vcrpy briefly un-patches http.client globally while it builds a connection, so a connection
-# built at that moment by another thread (parallel subagents) would bypass the cassette. Under a
-# cassette, one exchange at a time; the subagents' own work still runs concurrently.
-_EXCHANGE_LOCK = threading.Lock()
+def cassette_text(recording: Recording, placeholders: Placeholders) -> str:
+    """The cassette of `recording` as written: setup, the user's sections, the interactions (each
+    agent's first request whole, later ones as deltas), the tool runs."""
+    hide = placeholders.hide
+    out: dict[str, Any] = {"version": 1}
+    if recording.setup is not None:
+        setup = dict(recording.setup)
+        setup["recorded_against"] = recording.recorded_against
+        out["setup"] = hide({key: setup.pop(key) for key in _SETUP_ORDER if key in setup} | setup)
+    out.update({key: recording.sections[key] for key in USER_SECTIONS if key in recording.sections})
+    scripted = recording.recorded_against == SCRIPTED
+    # a reply nobody read to the end (the run was cut short), and a turn left out, are not written
+    kept = [exchange for index, exchange in enumerate(recording.exchanges.items)
+            if exchange.content is not None and recording.kept(index)]
+    requests_written = encoded_requests([exchange.agent for exchange in kept], [exchange.body for exchange in kept], hide)
+    interactions = [_interaction(exchange, request, hide, scripted) for exchange, request in zip(kept, requests_written)]
+    out["interactions"] = interactions
+    if recording.tool_runs is not None:
+        out["tool_runs"] = hide(recording.tool_runs.entries)
+    return to_yaml(redact_data(out))  # no secret, in any form, in what is written
 
 
-class _CassetteAdapter(HTTPAdapter):
-    """Sends one exchange at a time and notes which agent sent it."""
-
-    def __init__(self, recording: Recording):
-        super().__init__()
-        self.recording = recording
-
-    def send(self, request, **kwargs):
-        with _EXCHANGE_LOCK:
-            response = super().send(request, **kwargs)
-            if self.recording.label is not None:
-                self.recording.labels.append(self.recording.label())
-            return response
-
-
-class _Serializer:
-    """Our YAML form for vcrpy, bound to one run's recording and folders."""
-
-    def __init__(self, path: str, recording: Recording | None, placeholders: Placeholders):
-        self.path = path
-        self.recording = recording or Recording()
-        self.placeholders = placeholders
-
-    def serialize(self, data: dict) -> str:
-        recording, hide = self.recording, self.placeholders.hide
-        scripted = recording.recorded_against == SCRIPTED
-        out: dict[str, Any] = {"version": data.get("version", 1)}
-        if recording.setup is not None:
-            setup = dict(recording.setup)
-            setup["recorded_against"] = recording.recorded_against
-            out["setup"] = hide({key: setup.pop(key) for key in _SETUP_ORDER if key in setup} | setup)
-        out.update({key: recording.sections[key] for key in USER_SECTIONS if key in recording.sections})
-        interactions = []
-        for index, item in enumerate(data["interactions"]):
-            if not recording.kept(index):
-                continue
-            request, response = item["request"], dict(item["response"])
-            uri = request["uri"]
-            if scripted:
-                uri = _LOOPBACK.sub(lambda m: f"{m.group(1)}://{SCRIPTED_SERVER}", uri, count=1)
-            body = dict(response.get("body") or {})
-            body["string"] = hide(body_to_file(body.get("string")))
-            response["body"] = body
-            entry: dict[str, Any] = {}
-            if index < len(recording.labels):
-                entry["agent"] = recording.labels[index]
-            entry["request"] = {"method": request["method"], "uri": uri, "headers": request.get("headers") or {},
-                                "body": hide(body_to_file(request.get("body")))}
-            entry["response"] = response
-            interactions.append(entry)
-        out["interactions"] = interactions
-        if recording.tool_runs is not None:
-            out["tool_runs"] = hide(recording.tool_runs.entries)
-        out.update({key: value for key, value in data.items() if key not in out})
-        return to_yaml(redact_data(out))  # no secret, in any form, in what is written
-
-    def deserialize(self, text: str) -> dict:
-        return interactions_for_vcr(parse(text, self.path), self.placeholders)
+def encoded_requests(agents: list[str | None], bodies: list[Any], hide: Callable[[Any], Any]) -> list[dict[str, Any]]:
+    """How each request body is written, `body` whole or a `body_delta` on the earlier request of
+    the same agent that shares the most of its conversation (`deltas`), folders hidden."""
+    written: list[dict[str, Any]] = []
+    recent: dict[str | None, deque] = defaultdict(lambda: deque(maxlen=RECENT))  # (number, body) per agent
+    for number, (agent, body) in enumerate(zip(agents, bodies), 1):
+        found = None
+        if recent[agent]:
+            base_number, base = max(recent[agent], key=lambda item: _shared(item[1], body))
+            found = delta(body, base, base_number)
+        written.append({DELTA: hide(found)} if found is not None else {"body": hide(body)})
+        recent[agent].append((number, body))
+    return written
 
 
-_SETUP_ORDER = ("agent_version", "recorded_against", "provider", "wire", "model", "prompts", "options", "environment")
+def _interaction(exchange: Exchange, request_body: dict[str, Any], hide, scripted: bool) -> dict[str, Any]:
+    uri = exchange.uri
+    if scripted:
+        uri = _LOOPBACK.sub(lambda m: f"{m.group(1)}://{SCRIPTED_SERVER}", uri, count=1)
+    request: dict[str, Any] = {"method": exchange.method, "uri": uri, "headers": exchange.headers, **request_body}
+    content = exchange.content.decode("utf-8", errors="replace")
+    response: dict[str, Any] = {"status": {"code": exchange.status, "message": exchange.reason},
+                                "headers": exchange.response_headers, "body": {"string": hide(body_to_file(content))}}
+    entry: dict[str, Any] = {"agent": exchange.agent} if exchange.agent is not None else {}
+    entry.update(request=request, response=response)
+    if exchange.broken:
+        entry["broken"] = exchange.broken  # the reply broke off here; a replay breaks it off too
+    return entry
 
 
-def _vcr(path: str, placeholders: Placeholders, recording: Recording | None) -> vcr.VCR:
-    def before_response(response):
-        headers = response.get("headers") or {}
-        if recording is not None:
-            server = " ".join(value for key, values in headers.items() if key.lower() == "server" for value in values)
-            recording.servers.append(server.startswith(SCRIPTED_SERVER))
-        response["headers"] = {k: v for k, v in headers.items() if k.lower() in _KEPT_RESPONSE_HEADERS}
-        return response
-
-    recorder = vcr.VCR(
-        serializer=SERIALIZER,
-        match_on=["method", "path"],  # recording only: every exchange is new
-        # secrets, and headers that vary with the machine or the path length
-        filter_headers=["authorization", "x-api-key", "content-length", "user-agent", "accept-encoding", "accept", "connection"],
-        decode_compressed_response=True,
-        before_record_response=before_response,
-    )
-    recorder.register_serializer(SERIALIZER, _Serializer(path, recording, placeholders))
-    return recorder
+def _shared(earlier: Any, body: Any) -> int:
+    if isinstance(earlier, dict) and isinstance(body, dict):
+        first, second = earlier.get("messages"), body.get("messages")
+        if isinstance(first, list) and isinstance(second, list):
+            return common_prefix(first, second)
+    return -1
 
 
 @contextlib.contextmanager
@@ -177,34 +147,17 @@ def record_to(path: str, http: requests.Session, folders: dict[str, Path],
               recording: Recording | None = None) -> Iterator[Recording]:
     """Run the body with the model exchanges recorded to the cassette at `path`, saved when the
     body ends (see `_saved_at`). `folders` name the paths written as placeholders; `recording` is
-    what the cassette holds besides the exchanges, given to the body. Replaying is
-    `agent.record.replaying`'s, without vcrpy."""
+    what the cassette holds besides the exchanges, given to the body."""
     recording = recording or Recording()
-    adapter = _CassetteAdapter(recording)
+    adapter = CaptureAdapter(recording.exchanges)
     http.mount("http://", adapter)
     http.mount("https://", adapter)
-    recorder, kept = _vcr(path, Placeholders(folders), recording), _Kept()
-    recorder.register_persister(kept)
-    with _saved_at(path, kept, recording), recorder.use_cassette(path, record_mode="all"):
+    with _saved_at(path, recording, Placeholders(folders)):
         yield recording
 
 
-class _Kept:
-    """vcrpy's persister while recording: nothing is read (vcrpy's "all" mode would keep old
-    interactions this run did not repeat) and the cassette's text is kept here, for `_saved_at`."""
-
-    def __init__(self) -> None:
-        self.text: str | None = None
-
-    def load_cassette(self, cassette_path, serializer):
-        raise CassetteNotFoundError()
-
-    def save_cassette(self, cassette_path, cassette_dict, serializer) -> None:
-        self.text = serialize(cassette_dict, serializer)
-
-
 @contextlib.contextmanager
-def _saved_at(path: str, kept: _Kept, recording: Recording) -> Iterator[None]:
+def _saved_at(path: str, recording: Recording, placeholders: Placeholders) -> Iterator[None]:
     """Save the recording at `path` when the run ends as the file tools save (`save_file`: in one
     step, keeping hard links; never over a device). A run that ended the way a user sees it (an
     answer, or an error of ours) is saved; one cut short (Ctrl-C, SIGTERM, a crash of ours) is
@@ -220,14 +173,14 @@ def _saved_at(path: str, kept: _Kept, recording: Recording) -> Iterator[None]:
         raise
     finally:
         existed = Path(path).exists()
-        if kept.text is None:
+        if not recording.exchanges.items:
             pass  # no exchange was recorded: nothing to save
         elif not finished:
             left = f"the cassette {path} is left as it was" if existed else f"no cassette is written to {path}"
             log.warning(f"the recording was cut short: {left}")
         else:
             try:
-                save_file(Path(path), kept.text.encode("utf-8", errors="backslashreplace"))
+                save_file(Path(path), cassette_text(recording, placeholders).encode("utf-8", errors="backslashreplace"))
             except OSError as exc:
                 kept_note = "; the earlier one is kept" if existed else ""
                 recording.unwritten = f"the cassette {path} ({exc.strerror or exc}{kept_note})"

@@ -29,6 +29,7 @@ import yaml
 
 from agent.conversation import valid_data
 from agent.errors import UsageError
+from agent.record.deltas import DELTA, rebuilt
 from agent.record.shape import cassette_problem
 from agent.workspace import CASSETTE_FILE_BYTES, InputLimitError, load_json, load_yaml, read_bounded
 
@@ -123,20 +124,6 @@ def body_from_file(value: Any) -> Any:
     return json.dumps(value, ensure_ascii=False) if isinstance(value, (dict, list)) else value
 
 
-def interactions_for_vcr(data: dict, placeholders: Placeholders) -> dict:
-    """The parsed file as vcrpy's deserializer returns it: bodies as text, folders put back."""
-    interactions = []
-    for item in data["interactions"]:
-        request = dict(item["request"])
-        response = dict(item["response"])
-        request["body"] = body_from_file(placeholders.restore(request.get("body")))
-        body = dict(response.get("body") or {})
-        body["string"] = body_from_file(placeholders.restore(body.get("string")))
-        response["body"] = body
-        interactions.append({"request": request, "response": response})
-    return {"version": data.get("version", 1), "interactions": interactions}
-
-
 # --- reading ----------------------------------------------------------------------------------------
 
 @dataclass
@@ -151,6 +138,7 @@ class Interaction:
     method: str = "POST"
     headers: dict[str, Any] = field(default_factory=dict)  # the response's, as vcrpy keeps them
     reason: str = ""
+    broken: str | None = None  # the reply broke off while it was read: why
 
 
 @dataclass
@@ -203,19 +191,25 @@ def read(path: str, placeholders: Placeholders | None = None) -> CassetteFile:
     without). Anything that is not a readable cassette is a one-line usage error naming the file."""
     data = parse(read_text(path), path)
     restore = (placeholders or Placeholders()).restore
-    interactions = [
-        Interaction(
+    interactions: list[Interaction] = []
+    for item in data["interactions"]:  # one pass: a delta builds on a request already read
+        request = item["request"]
+        if DELTA in request:
+            found = restore(request[DELTA])
+            body = rebuilt(found, interactions[found["base"] - 1].request)
+        else:
+            body = body_to_file(restore(request.get("body")))
+        interactions.append(Interaction(
             agent=item.get("agent"),
-            uri=item["request"]["uri"],
-            request=body_to_file(restore(item["request"].get("body"))),
+            uri=request["uri"],
+            request=body,
             status=item["response"]["status"]["code"],
             response=body_to_file(restore((item["response"].get("body") or {}).get("string"))),
-            method=item["request"]["method"],
+            method=request["method"],
             headers=item["response"].get("headers") or {},
             reason=item["response"]["status"]["message"],
-        )
-        for item in data["interactions"]
-    ]
+            broken=item.get("broken") if isinstance(item.get("broken"), str) else None,
+        ))
     setup = restore(data.get("setup"))
     inferred = setup is None
     if inferred:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 import threading
 from collections import defaultdict, deque
 from dataclasses import dataclass, field
@@ -91,13 +92,16 @@ class Replay:
 
     def answer(self, method: str, url: str, body: Any) -> Interaction:
         """The recorded exchange that answers this request, marked played; drift otherwise."""
-        sent = json_body(body)
         agent = self.label() if self.labelled else None
         with self._lock:
             queue = self.queues.get(agent) or deque()
             candidates = [index for index in list(_first(queue, _FRONTIER)) if not self.played[index]]
             if not candidates:
                 raise ReplayMismatch(self._more(agent))
+            for index in candidates:  # the usual case, at the speed of encoding JSON: the very bytes
+                if self.rules.empty and self._same_place(index, method, url) and self._same_text(index, body):
+                    return self._play(queue, index)
+            sent = json_body(body)
             for index in candidates:
                 if self._fits(index, method, url, sent, agent):
                     return self._play(queue, index)
@@ -132,6 +136,17 @@ class Replay:
     def _same_place(self, index: int, method: str, url: str) -> bool:
         recorded = self.cassette.interactions[index]
         return recorded.method.upper() == method.upper() and urlsplit(recorded.uri).path == urlsplit(url).path
+
+    def _same_text(self, index: int, body: Any) -> bool:
+        """Whether the request body sent is the recorded one's JSON text, as the client encodes it."""
+        recorded = self.cassette.interactions[index].request
+        if not isinstance(recorded, (dict, list)):
+            return False
+        sent = body.encode("utf-8") if isinstance(body, str) else body
+        try:
+            return json.dumps(recorded, allow_nan=False).encode("utf-8") == sent
+        except ValueError:
+            return False
 
     def _fits(self, index: int, method: str, url: str, sent: Any, agent: str | None) -> bool:
         return self._same_place(index, method, url) and self.rules.difference(
@@ -169,6 +184,24 @@ def _who(agent: str | None) -> str:
     return "the main conversation" if agent in (None, "main") else f"the subagent {agent}"
 
 
+class _BrokenOff(io.BytesIO):
+    """A recorded reply that broke off while it was read: its bytes, then the connection fails, as
+    it did when it was recorded (so the client retries as it did)."""
+
+    def __init__(self, data: bytes, why: str):
+        super().__init__(data)
+        self.why = why
+
+    def read(self, size: int | None = -1) -> bytes:
+        data = super().read(size)
+        if not data:
+            raise ConnectionResetError(f"the recorded reply broke off here ({self.why})")
+        return data
+
+    def read1(self, size: int = -1) -> bytes:
+        return self.read(size)
+
+
 class _ReplayAdapter(HTTPAdapter):
     """Answers every request the client sends from the replay, without the network."""
 
@@ -181,7 +214,8 @@ class _ReplayAdapter(HTTPAdapter):
         raw = recorded.response
         data = (raw if isinstance(raw, str) else body_from_file(raw) or "").encode("utf-8", errors="surrogatepass")
         headers = {name: value if isinstance(value, str) else ", ".join(value) for name, value in recorded.headers.items()}
-        response = HTTPResponse(body=io.BytesIO(data), headers=headers, status=recorded.status, reason=recorded.reason,
+        body = _BrokenOff(data, recorded.broken) if recorded.broken else io.BytesIO(data)
+        response = HTTPResponse(body=body, headers=headers, status=recorded.status, reason=recorded.reason,
                                 preload_content=False, decode_content=False)
         return self.build_response(request, response)
 
@@ -211,33 +245,37 @@ def replaying(cassette: CassetteFile, http: requests.Session, label: Callable[[]
         raise ReplayMismatch(replay.ended_early())
     if update is not None and replay.changes:
         update.changes = list(replay.changes)
-        _rewrite(cassette.path, update.changes, Placeholders(folders))
+        _rewrite(cassette.path, update.changes, [item.request for item in cassette.interactions], Placeholders(folders))
         update.written = True
 
 
-def _rewrite(path: str, changes: list[Change], placeholders: Placeholders) -> None:
+def _rewrite(path: str, changes: list[Change], bodies: list, placeholders: Placeholders) -> None:
     """Rewrite the cassette at `path` with the changed requests, in one step (keeping what the
     path is, as the file tools save); the file is read again as it is on disk, so everything
     else in it stays exactly as written."""
     from agent.record.cassette_file import parse, read_text
     from agent.workspace import save_file
 
-    text = updated_text(parse(read_text(path), path), changes, placeholders)
+    text = updated_text(parse(read_text(path), path), changes, bodies, placeholders)
     save_file(Path(path), text.encode("utf-8", errors="backslashreplace"))
 
 
-def updated_text(data: dict, changes: list[Change], placeholders: Placeholders) -> str:
+def updated_text(data: dict, changes: list[Change], bodies: list, placeholders: Placeholders) -> str:
     """The cassette `data` (as parsed from its file) with the changed requests' bodies replaced
     by what the agent sends now, written in our YAML form: replies, tool runs, setup and the
-    user's sections are kept as they were."""
+    user's sections are kept as they were. `bodies` are the file's requests as read (folders put
+    back); every request is stored again as the recorder stores it (whole, or a delta on an
+    earlier one), so a later request that builds on a changed one still reads as it was sent."""
+    from agent.record.cassette import encoded_requests
     from agent.record.cassette_file import to_yaml
     from agent.secrets import redact_data
 
-    interactions = list(data["interactions"])
+    new = list(bodies)
     for change in changes:
-        item = dict(interactions[change.index])
-        request = dict(item["request"])
-        request["body"] = placeholders.hide(change.body)
-        item["request"] = request
-        interactions[change.index] = item
+        new[change.index] = change.body
+    agents = [item.get("agent") for item in data["interactions"]]
+    interactions = []
+    for item, encoded in zip(data["interactions"], encoded_requests(agents, new, placeholders.hide)):
+        request = {key: value for key, value in item["request"].items() if key not in ("body", "body_delta")}
+        interactions.append({**item, "request": {**request, **encoded}})
     return to_yaml(redact_data({**data, "interactions": interactions}))

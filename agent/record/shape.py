@@ -1,5 +1,5 @@
 """What a cassette must look like, checked once when it is read, so that everything past that
-point (vcrpy's replay, `cassette show`, `--replay-tools`) can rely on each field's type.
+point (a replay, `cassette show`, `--replay-tools`) can rely on each field's type.
 
 A cassette may come from someone else: a field of the wrong type (`headers` as a text, a number
 as a body, a list where a mapping belongs, a missing `uri`) is one line naming the field, which
@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from agent.record.approvals import ANSWERS, DECIDERS
+from agent.record.deltas import DELTA, delta_problem, message_count
 
 _SCALARS = (str, int, float, bool, type(None))
 _TEXT_FIELDS = ("agent_version", "recorded_against", "provider", "wire", "model")
@@ -23,10 +24,13 @@ def cassette_problem(data: Any) -> str | None:
         return "has no interactions (it is not a recorded session)"
     if "version" in data and (not isinstance(data["version"], int) or isinstance(data["version"], bool)):
         return "`version` must be a number"
+    counts: list[int | None] = []  # each request's number of messages, for the deltas after it
     for number, item in enumerate(data["interactions"], 1):
-        problem = _interaction_problem(item)
+        problem = _interaction_problem(item) or _delta_problem(item["request"], counts)
         if problem:
             return f"interaction {number} {problem}" if problem.startswith("is ") else f"interaction {number}: {problem}"
+        request = item["request"]
+        counts.append(message_count(request.get("body"), request.get(DELTA)))
     for key, kind in (("setup", dict), ("tool_runs", list)):
         if data.get(key) is not None and not isinstance(data[key], kind):
             return f"`{key}` must be a {'mapping' if kind is dict else 'list'}"
@@ -48,6 +52,8 @@ def _interaction_problem(item: Any) -> str | None:
         return "is not a request and its response"
     if item.get("agent") is not None and not isinstance(item["agent"], str):
         return "`agent` must be text"
+    if item.get("broken") is not None and not isinstance(item["broken"], str):
+        return "`broken` must be text (why the reply broke off)"
     for key in ("method", "uri"):
         if not isinstance(request.get(key), str):
             return f"the request's `{key}` must be text"
@@ -63,6 +69,19 @@ def _interaction_problem(item: Any) -> str | None:
         if not _body_fits(value) or (side == "response" and value is None):  # a replayed response has a body
             return f"the {side}'s body must be text or a JSON structure"
     return None
+
+
+def _delta_problem(request: dict, counts: list[int | None]) -> str | None:
+    """What is wrong with a request stored as a delta (`agent.record.deltas`), or None."""
+    if DELTA not in request:
+        return None
+    if request.get("body") is not None:
+        return f"the request has both a body and a {DELTA}"
+    found = request[DELTA]
+    problem = delta_problem(found, counts)
+    if problem is None and not json_like(found):
+        problem = f"its {DELTA} must be JSON data"
+    return f"the request's body: {problem}" if problem else None
 
 
 def _headers_fit(headers: Any) -> bool:
