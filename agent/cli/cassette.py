@@ -1,12 +1,13 @@
 """`your_program.sh cassette show FILE [--request N [--raw]] [--json]`, `cassette diff A B` and
-`cassette check DIR... [--junit FILE]`.
+`cassette check DIR... [--junit FILE] [--jobs N] [--shard I/N]`.
 
 `show` prints a recorded session (or one request) for a person or as JSON, and `diff` where two
 recordings differ (both in `cassette_reading`). `check` replays every cassette found,
 in --replay-tools mode, against the current workspace (its skills, agents, settings), prints one
 line per cassette and exits 1 when any drifted: how a user's CI learns that an edit changed what
 the model is sent; a recording of a failed run is `ok` with a note (a failure with
---require-success), and an unmet `expect` is a failure. `record` records cassettes again from
+--require-success), and an unmet `expect` is a failure; the cassettes are spread over processes
+(`check_pool`) and, with --shard, over CI jobs. `record` records cassettes again from
 their setups (`rerecord`). `cassette` is a reserved first word, like Claude Code's own subcommands.
 """
 
@@ -15,18 +16,20 @@ from __future__ import annotations
 import logging
 import os
 import sys
-import time
 from pathlib import Path
 from typing import Mapping, Sequence
 
-from agent.cli.build import check_writable, run
+from agent.cli.build import check_writable
 from agent.cli.cassette_reading import diff, show as show_cassette
-from agent.cli.options import _Parser, add_match_flags, build_parser
+from agent.cli.check_pool import check_in_workers
+from agent.cli.checking import CheckOptions, check_cassette
+from agent.cli.options import _Parser, add_match_flags
 from agent.cli.rerecord import add_permission_flags
 from agent.cli.report import configure_logging, internal_error, reader_gone
 from agent.cli.visible import shown
-from agent.errors import AgentError, ProviderError, ReplayMismatch
-from agent.record.check import DRIFT, ERROR, FAIL, OK, PASSED, RERECORD, UPDATED, Checked, find_cassettes, junit_xml
+from agent.errors import AgentError, UsageError
+from agent.record.check import (DRIFT, ERROR, FAIL, OK, PASSED, RERECORD, UPDATED, find_cassettes, find_shard, junit_xml,
+                                parse_shard)
 from agent.workspace import save_file
 
 
@@ -58,6 +61,11 @@ def _parser() -> _Parser:
     check.add_argument("--update", action="store_true",
                        help="accept intended changes: where a request differs but the recorded reply still answers "
                             "it, rewrite the cassette with the request sent now (review with git diff)")
+    check.add_argument("--jobs", metavar="N",
+                       help="check in N processes at once, with the same output as one (default: the number of cores)")
+    check.add_argument("--shard", metavar="I/N",
+                       help="check only the I-th of N equal parts of the cassettes found, split by path, so that "
+                            "N CI jobs cover the folders exactly once")
     add_match_flags(check)
     again = commands.add_parser("record", help="record each cassette again from its setup, against the provider "
                                                "the environment points at (a key is needed)")
@@ -82,7 +90,10 @@ def main(argv: Sequence[str], env: Mapping[str, str] | None = None) -> int:
             from agent.cli.rerecord import rerecord
 
             return rerecord(args, os.environ if env is None else env)
-        return _check(args.paths, args.junit, args.verbose, args.require_success, args.update, _match_flags(args))
+        options = CheckOptions.given(args.require_success, args.update, args.match_ignore, args.match_scrub,
+                                     args.match_preset)
+        shard = parse_shard(args.shard) if args.shard is not None else None
+        return _check(args.paths, args.junit, args.verbose, options, _jobs(args.jobs), shard)
     except AgentError as exc:
         print(shown(f"error: {exc}", sys.stderr), file=sys.stderr)
         return exc.exit_code
@@ -96,64 +107,40 @@ def main(argv: Sequence[str], env: Mapping[str, str] | None = None) -> int:
         return 1
 
 
-def _match_flags(args) -> list[str]:
-    """The --ignore, --scrub and --match flags given, as each replay gets them."""
-    flags = [item for path in args.match_ignore for item in ("--ignore", path)]
-    flags += [item for pattern in args.match_scrub for item in ("--scrub", pattern)]
-    return flags + (["--match", args.match_preset] if args.match_preset else [])
+def _jobs(given: str | None) -> int:
+    """The number of processes --jobs asks for (by default one per core)."""
+    if given is None:
+        return os.cpu_count() or 1
+    if not (given.isascii() and given.isdigit() and int(given) >= 1):
+        raise UsageError(f"cassette check: --jobs takes a number of processes, 1 or more, not {given!r}")
+    return int(given)
 
 
-def _check(paths: list[str], junit: str | None, verbose: bool, require_success: bool = False,
-           update: bool = False, match: Sequence[str] = ()) -> int:
+def _check(paths: list[str], junit: str | None, verbose: bool, options: CheckOptions, jobs: int = 1,
+           shard: tuple[int, int] | None = None) -> int:
     check_writable("--junit", junit)
-    found = find_cassettes(paths)
+    found, total = find_shard(paths, *shard) if shard else (find_cassettes(paths), 0)
     configure_logging(logging.INFO if verbose else logging.ERROR)  # one line per cassette, nothing else
+    if not found:  # more shards than this one's share: nothing to do is no failure
+        print(f"cassette check: shard {shard[0]}/{shard[1]} has no cassettes ({total} found in all)", file=sys.stderr)
+        if junit:
+            save_file(Path(junit), junit_xml([]).encode("utf-8"))
+        return 0
+    jobs = min(jobs, len(found))
+    if jobs > 1:
+        checked = check_in_workers(found, options, jobs, logging.INFO if verbose else logging.ERROR)
+    else:  # one process: no start-up cost
+        checked = (check_cassette(path, options) for path in found)
     results = []
-    for path in found:
-        started = time.monotonic()
-        status, message, note = _replay(path, require_success, update, match)
-        result = Checked(path, status, message, time.monotonic() - started, note)
+    for result in checked:
         print(shown(result.line(), sys.stdout), flush=True)
         results.append(result)
     if junit:
         save_file(Path(junit), junit_xml(results).encode("utf-8"))
     failed = [r for r in results if r.status not in PASSED]
     counts = {status: sum(r.status == status for r in results) for status in (OK, UPDATED, DRIFT, RERECORD, FAIL, ERROR)}
-    print(f"{len(results)} cassettes: {counts[OK]} ok, " + (f"{counts[UPDATED]} updated, " if update else "")
-          + f"{counts[DRIFT]} drifted, " + (f"{counts[RERECORD]} need re-recording, " if update else "")
-          + f"{counts[ERROR]} errors, {counts[FAIL]} failed", file=sys.stderr)
+    print(f"{len(results)} cassettes: {counts[OK]} ok, " + (f"{counts[UPDATED]} updated, " if options.update else "")
+          + f"{counts[DRIFT]} drifted, " + (f"{counts[RERECORD]} need re-recording, " if options.update else "")
+          + f"{counts[ERROR]} errors, {counts[FAIL]} failed"
+          + (f" (shard {shard[0]}/{shard[1]} of {total} found)" if shard else ""), file=sys.stderr)
     return 1 if failed else 0
-
-
-def _replay(path: str, require_success: bool = False, update: bool = False,
-            match: Sequence[str] = ()) -> tuple[str, str, str]:
-    """Replay one cassette with --replay-tools in the current folder: its status, the message of
-    a failure and a note on an `ok` (how a failed recording ended, what was not checked).
-    Updating, a cassette whose requests changed is rewritten (status `updated`), and one whose
-    conversation no longer fits the recording needs a re-recording."""
-    from agent.cli.outcomes import FILES_SKIPPED, Ending
-    from agent.record.replaying import Update
-
-    args = build_parser().parse_args(["--replay", path, "--replay-tools", *match])
-    args.update_cassette = Update() if update else None
-    ending = Ending()
-    try:
-        run(args, os.environ, ending=ending)
-    except ReplayMismatch as exc:
-        return (RERECORD, str(exc), "") if update else (DRIFT, str(exc), "")
-    except ProviderError:
-        pass  # every recorded exchange was replayed: the recording ended in this failure too
-    except AgentError as exc:
-        return ERROR, str(exc), ""
-    except Exception as exc:  # a bug of ours: reported for this cassette, the others still run
-        return ERROR, internal_error(exc), ""
-    unmet, failure = ending.unmet(), ending.failure()
-    if require_success and failure:
-        unmet.insert(0, f"the {failure} (--require-success)")
-    notes = [failure] if failure and not require_success else []
-    notes += [FILES_SKIPPED] if ending.expectations is not None and ending.expectations.checks_files else []
-    if unmet:
-        return FAIL, "\n".join(unmet), ""
-    if args.update_cassette is not None and args.update_cassette.written:
-        return UPDATED, args.update_cassette.line(path).split(": ", 1)[1], "; ".join(notes)
-    return OK, "", "; ".join(notes)

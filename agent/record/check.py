@@ -1,4 +1,5 @@
-"""`cassette check`: which files to check, the line printed for each, and the JUnit XML report.
+"""`cassette check`: which files to check (and which of them a `--shard` takes), the line printed
+for each, and the JUnit XML report.
 
 Replaying each cassette is the CLI's business (it builds the run); this module holds the parts that
 are only data.
@@ -32,6 +33,7 @@ class Checked:
     message: str = ""
     seconds: float = 0.0
     note: str = ""
+    drift: dict | None = None  # a drifted request: agent.errors.ReplayMismatch's `drift`, for a report
 
     def line(self) -> str:
         head = f"{self.status:<5} {self.path}" + (f" ({self.note})" if self.note else "")
@@ -41,23 +43,52 @@ class Checked:
 def find_cassettes(paths: list[str]) -> list[str]:
     """Every cassette in `paths`: a file is taken as one; a folder is searched (recursively, in
     name order) for YAML files with `interactions`, so other YAML files there are left alone."""
-    found: list[str] = []
+    return [path for path, _ in _found(paths)]
+
+
+def is_cassette(path: Path) -> bool:
+    """Whether the file at `path` is one `cassette check` checks: YAML with `interactions`."""
+    try:  # a FIFO or device named x.yaml is never opened to wait on
+        text = read_bounded(path, CASSETTE_FILE_BYTES).decode("utf-8", errors="replace")
+    except FileTooLarge as error:  # listed, so that its replay says it is too large
+        text = error.head.decode("utf-8", errors="replace")
+    except OSError:
+        return False
+    return bool(_CASSETTE.search(text))
+
+
+def parse_shard(text: str) -> tuple[int, int]:
+    """`I/N` (1 <= I <= N) as (I, N); anything else is a usage error."""
+    index, _, count = text.partition("/")
+    if not all(part.isascii() and part.isdigit() for part in (index, count)) or not 1 <= int(index) <= int(count):
+        raise UsageError(f"cassette check: --shard takes I/N with 1 <= I <= N (e.g. 2/3), not {text!r}")
+    return int(index), int(count)
+
+
+def find_shard(paths: list[str], index: int, count: int) -> tuple[list[str], int]:
+    """The cassettes of shard `index` of `count` (1-based) and how many were found in all. The
+    found files are sorted by their path relative to the folder given (a file given alone: by its
+    name) and dealt out in turn, so every checkout splits the same way, each file falls in exactly
+    one shard, and shards differ in size by one at most. A shard keeps the order of `find_cassettes`."""
+    found = _found(paths)
+    dealt = sorted(range(len(found)), key=lambda position: found[position][1])
+    taken = set(dealt[index - 1::count])
+    return [path for position, (path, _) in enumerate(found) if position in taken], len(found)
+
+
+def _found(paths: list[str]) -> list[tuple[str, str]]:
+    """Each cassette in `paths` as it is shown, with its path relative to the folder given."""
+    found: list[tuple[str, str]] = []
     for given in paths:
         path = Path(given)
         if path.is_file():
-            found.append(given)
+            found.append((given, path.name))
             continue
         if not path.is_dir():
             raise UsageError(f"cassette check: {given} is neither a folder nor a file")
         for candidate in sorted(p for pattern in ("*.yaml", "*.yml") for p in path.rglob(pattern)):
-            try:  # a FIFO or device named x.yaml is never opened to wait on
-                text = read_bounded(candidate, CASSETTE_FILE_BYTES).decode("utf-8", errors="replace")
-            except FileTooLarge as error:  # listed, so that its replay says it is too large
-                text = error.head.decode("utf-8", errors="replace")
-            except OSError:
-                continue
-            if _CASSETTE.search(text):
-                found.append(str(candidate))
+            if is_cassette(candidate):
+                found.append((str(candidate), candidate.relative_to(path).as_posix()))
     if not found:
         raise UsageError(f"cassette check: no cassettes in {', '.join(paths)}")
     return found
