@@ -44,6 +44,8 @@ def _parser() -> _Parser:
                       help="only request N (1-based, in cassette order) and its reply: everything it sent")
     show.add_argument("--raw", action="store_true",
                       help="with --request: the request body exactly as sent, as JSON (folders as {{workspace}} and {{home}})")
+    show.add_argument("--html", metavar="OUT",
+                      help="write the session as one self-contained HTML page to OUT (nothing on stdout)")
     compared = commands.add_parser(
         "diff", help="where two recordings differ: the setup, then each request's first differing paths",
         description="Compare two cassettes: the setup, then each agent's k-th request in A with its k-th in B "
@@ -55,6 +57,8 @@ def _parser() -> _Parser:
     check = commands.add_parser("check", help="replay every cassette in the folders against this workspace")
     check.add_argument("paths", nargs="+", metavar="DIR", help="folders to search for cassettes (or cassette files)")
     check.add_argument("--junit", metavar="FILE", help="also write a JUnit XML report to FILE")
+    check.add_argument("--html", metavar="OUT",
+                       help="also write an HTML report to OUT: each cassette's status, each drift side by side")
     check.add_argument("--verbose", action="store_true", help="narrate each replay on stderr")
     check.add_argument("--require-success", action="store_true",
                        help="a cassette whose recorded run failed (the turn limit, an error) fails the check")
@@ -93,7 +97,7 @@ def main(argv: Sequence[str], env: Mapping[str, str] | None = None) -> int:
         options = CheckOptions.given(args.require_success, args.update, args.match_ignore, args.match_scrub,
                                      args.match_preset)
         shard = parse_shard(args.shard) if args.shard is not None else None
-        return _check(args.paths, args.junit, args.verbose, options, _jobs(args.jobs), shard)
+        return _check(args.paths, args.junit, args.verbose, options, _jobs(args.jobs), shard, args.html)
     except AgentError as exc:
         print(shown(f"error: {exc}", sys.stderr), file=sys.stderr)
         return exc.exit_code
@@ -117,14 +121,19 @@ def _jobs(given: str | None) -> int:
 
 
 def _check(paths: list[str], junit: str | None, verbose: bool, options: CheckOptions, jobs: int = 1,
-           shard: tuple[int, int] | None = None) -> int:
+           shard: tuple[int, int] | None = None, html: str | None = None) -> int:
     check_writable("--junit", junit)
+    check_writable("--html", html)
     found, total = find_shard(paths, *shard) if shard else (find_cassettes(paths), 0)
     configure_logging(logging.INFO if verbose else logging.ERROR)  # one line per cassette, nothing else
     if not found:  # more shards than this one's share: nothing to do is no failure
         print(f"cassette check: shard {shard[0]}/{shard[1]} has no cassettes ({total} found in all)", file=sys.stderr)
         if junit:
             save_file(Path(junit), junit_xml([]).encode("utf-8"))
+        if html:
+            from agent.cli.cassette_html import write_check_report
+
+            write_check_report(html, [], options.match)
         return 0
     jobs = min(jobs, len(found))
     if jobs > 1:
@@ -137,6 +146,10 @@ def _check(paths: list[str], junit: str | None, verbose: bool, options: CheckOpt
         results.append(result)
     if junit:
         save_file(Path(junit), junit_xml(results).encode("utf-8"))
+    if html:
+        from agent.cli.cassette_html import write_check_report
+
+        write_check_report(html, results, options.match)
     failed = [r for r in results if r.status not in PASSED]
     counts = {status: sum(r.status == status for r in results) for status in (OK, UPDATED, DRIFT, RERECORD, FAIL, ERROR)}
     print(f"{len(results)} cassettes: {counts[OK]} ok, " + (f"{counts[UPDATED]} updated, " if options.update else "")

@@ -1,8 +1,8 @@
-"""`cassette show FILE [--request N [--raw]] [--json]` and `cassette diff A B`: reading recorded
-sessions, never replaying them. Cassettes are read as their files hold them: the folders stay
-`{{workspace}}` and `{{home}}`. The wire format's own code reads the replies (streamed ones put
-back together by its `assemble`); `agent.record` gets it as callables, since it may not import
-the model.
+"""`cassette show FILE [--request N [--raw]] [--json] [--html OUT]` and `cassette diff A B`:
+reading recorded sessions, never replaying them. Cassettes are read as their files hold them:
+the folders stay `{{workspace}}` and `{{home}}`. The wire format's own code reads the replies
+(streamed ones put back together by its `assemble`); `agent.record` gets it as callables, since
+it may not import the model.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ import argparse
 import json
 import sys
 
+from agent.cli.build import check_writable
 from agent.cli.visible import json_shown, shown
 from agent.errors import ProviderError, UsageError
 from agent.record.cassette_file import CassetteFile, read
@@ -30,8 +31,16 @@ def show(args: argparse.Namespace) -> int:
         raise UsageError("--raw prints one request's body: give --request N")
     if args.raw and args.json:
         raise UsageError("give --raw or --json, not both (--raw prints the body as JSON already)")
+    if args.html and (args.json or args.request is not None):
+        raise UsageError("--html writes the whole session as a page: give it without --json, --request and --raw")
+    check_writable("--html", args.html)
     cassette = read(args.file)
     wire = wire_reader(cassette)
+    if args.html:
+        from agent.cli.cassette_html import write_session_report
+
+        write_session_report(args.html, cassette, wire)
+        return 0
     if args.request is None:
         session = session_view.view(cassette, wire)
         if args.json:
