@@ -25,8 +25,21 @@ def cassette(capsys, *args: str) -> tuple[int, str, str]:
 
 
 def recorded_bodies(path: Path) -> list:
-    """The request bodies as the file holds them, read with plain YAML (not our reader)."""
-    return [item["request"]["body"] for item in yaml.safe_load(path.read_text())["interactions"]]
+    """The request bodies as the file holds them, read with plain YAML (not our reader): a whole
+    `body`, or a `body_delta` applied to the request it names, as README describes the form."""
+    bodies: list = []
+    for item in yaml.safe_load(path.read_text())["interactions"]:
+        request = item["request"]
+        if "body_delta" not in request:
+            bodies.append(request["body"])
+            continue
+        change = request["body_delta"]
+        base = bodies[change["base"] - 1]
+        body = {key: value for key, value in base.items() if key not in change.get("removed", [])}
+        body.update(change.get("changed", {}))
+        body["messages"] = base["messages"][:change["messages_kept"]] + change["messages"]
+        bodies.append(body)
+    return bodies
 
 
 def test_show_reads_a_streamed_recording(agent, capsys):
@@ -199,7 +212,10 @@ def test_diff_pairs_requests_by_position_within_each_agent(agent, capsys, tmp_pa
     a = agent.cassette_path(1)
     data = yaml.safe_load(a.read_text())
     assert [item["agent"] for item in data["interactions"]] == ["main", "Explore", "Explore", "main"]
-    # the same requests, the agents' turns interleaved otherwise (as parallel subagents may be)
+    # the same requests, the agents' turns interleaved otherwise (as parallel subagents may be),
+    # each written whole (a delta names the place of its base, which the reordering moves)
+    for item, body in zip(data["interactions"], recorded_bodies(a)):
+        item["request"] = {**{k: v for k, v in item["request"].items() if k != "body_delta"}, "body": body}
     data["interactions"] = [data["interactions"][i] for i in (0, 3, 1, 2)]
     interleaved = tmp_path / "interleaved.yaml"
     interleaved.write_text(yaml.safe_dump(data, sort_keys=False))

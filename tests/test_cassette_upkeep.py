@@ -113,7 +113,7 @@ def test_match_content_ignores_our_instructions_but_not_a_skill_body(agent, tmp_
     skill = recorded_with_a_skill(agent)
     cassette = copied(agent, tmp_path)
     text_now = cassette.read_text()
-    assert text_now.count("You are agent, a coding assistant") == 3
+    assert text_now.count("You are agent, a coding assistant") == 1  # stored once: later requests are deltas
     cassette.write_text(text_now.replace("You are agent, a coding assistant", "You are agent, an older coding assistant"))
 
     capsys.readouterr()

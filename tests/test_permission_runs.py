@@ -93,10 +93,13 @@ def test_a_deny_rule_is_not_sidestepped_by_a_prefix(agent):
     for flags in (["--dangerously-skip-permissions"], ["--allowedTools", "Bash"]):
         agent.script(*[call("Bash", command=attempt) for attempt in attempts], text("Every attempt was refused."))
         run = agent.run("Delete the build folder.", *flags, "--output-format", "json")
+        assert run.exit_code == 0, run.stderr
         assert (agent.workspace / "build" / "app.o").read_text() == "object code"
         assert [d["tool_input"]["command"] for d in json.loads(run.stdout)["permission_denials"]] == attempts
-        for payload in run.payloads[1:4]:
+        for payload in run.payloads[1:3]:
             assert "is denied by the permission rule 'Bash(rm -rf *)'" in json.dumps(payload["messages"][-1])
+        # what xargs appends is decided at run time: it could be what the rule denies
+        assert "could run what the permission rule 'Bash(rm -rf *)' denies" in json.dumps(run.payloads[3]["messages"][-1])
 
 
 def test_a_nested_env_file_never_reaches_the_model(agent):

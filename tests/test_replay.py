@@ -284,17 +284,12 @@ def test_each_trace_line_names_its_request_and_agent(agent, tmp_path):
 
 
 @pytest.mark.parametrize("provider", ["openrouter", "anthropic"])
-def test_a_cassette_without_a_setup_replays_from_its_requests(provider, tmp_path, monkeypatch, capsys):
-    """A plain vcrpy cassette (JSON text bodies; no setup, agents or tool runs), as another tool
-    writes one: provider, model and prompt are read from its first request."""
-    ours = yaml.safe_load((DEMO / f"test_reviewer_agent_reviews_in_its_own_context-{provider}.yaml").read_text())
-    plain = {"version": 1, "interactions": [
-        {"request": {**item["request"], "body": json.dumps(item["request"]["body"])},
-         "response": {**item["response"], "body": {"string": json.dumps(item["response"]["body"]["string"])}}}
-        for item in ours["interactions"]
-    ]}
-    cassette = tmp_path / "plain.yaml"
-    cassette.write_text(yaml.safe_dump(plain))
+def test_a_cassette_without_a_setup_replays_from_its_requests(provider, tmp_path, monkeypatch, capsys, model):
+    """A plain vcrpy cassette, written by vcrpy itself around a run of the agent (JSON text bodies;
+    no setup, agents or tool runs), as another tool writes one: provider, model and prompt are
+    read from its first request."""
+    import vcr
+
     shutil.copytree(DEMO / "workspace", tmp_path / "ws")
     (tmp_path / "home").mkdir()
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
@@ -302,6 +297,19 @@ def test_a_cassette_without_a_setup_replays_from_its_requests(provider, tmp_path
     for variable in list(os.environ):
         if variable.startswith(("OPENROUTER_", "ANTHROPIC_", "AGENT_", "CLAUDE_")):
             monkeypatch.delenv(variable)
+    model.script(call("Agent", description="Review stats.py", prompt="Review stats.py for bugs and report them.",
+                      subagent_type="reviewer"), call("Read", file_path="stats.py"), text("- stats.py:11: divides by n - 1"),
+                 text("The reviewer found:\n- stats.py:11: divides by n - 1"))
+    cassette = tmp_path / "plain.yaml"
+    base = {"openrouter": ("OPENROUTER_BASE_URL", model.base + "/api/v1"), "anthropic": ("ANTHROPIC_BASE_URL", model.base)}
+    with monkeypatch.context() as live:
+        live.setenv(*base[provider])
+        live.setenv({"openrouter": "OPENROUTER_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}[provider], "a-key")
+        live.setenv("AGENT_PROVIDER", provider)
+        with vcr.VCR(filter_headers=["authorization", "x-api-key"]).use_cassette(str(cassette)):
+            assert cli.main(["-p", "Use the reviewer agent to review stats.py"]) == 0
+    assert "interactions:" in cassette.read_text() and "setup" not in cassette.read_text()
+    capsys.readouterr()
 
     assert cli.main(["--replay", str(cassette)]) == 0
     assert "stats.py:11" in capsys.readouterr().out
