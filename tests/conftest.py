@@ -30,6 +30,9 @@ KEYS = {"openrouter": "OPENROUTER_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
 BASES = {"openrouter": "OPENROUTER_BASE_URL", "anthropic": "ANTHROPIC_BASE_URL"}
 # Variables of ours (or Claude Code's) that change what a run sends, besides the prefixes above.
 OTHER_VARIABLES = {"API_TIMEOUT_MS", "MAX_THINKING_TOKENS", "XDG_CACHE_HOME", "SLASH_COMMAND_TOOL_CHAR_BUDGET"}
+# What a replay that drifted from its cassette says (agent.record.replaying).
+DRIFTED = ("differs from the cassette", "requests the cassette", "more requests than the cassette",
+           "a tool call the cassette")
 # Real keys, read once before any test clears the environment.
 REAL_KEYS = {name: os.environ.get(var) for name, var in KEYS.items()}
 
@@ -187,6 +190,10 @@ class Harness:
         code = cli.main([*argv, mode_flag, str(cassette)], stdin=piped)
         out, err = self._capsys.readouterr()
         sys.stderr.write(err)  # captured again, so pytest shows it when the test fails
+        if not self.recording and any(sign in err for sign in DRIFTED):
+            # the test's assertions may read the recorded requests (`Run.payloads`): a replay that
+            # drifted from them would pass unseen, so it fails the test here
+            pytest.fail(f"the replay of {cassette.name} drifted from its cassette (re-record it): {err.strip()[-600:]}")
         return Run(code, out, err, cassette)
 
     def replay(self, *flags: str, cwd: Path | None = None, number: int = 1, cassette: Path | None = None) -> Run:
