@@ -81,11 +81,11 @@ def add_match_flags(parser: argparse.ArgumentParser) -> None:
     `cassette check` and `cassette diff`."""
     add = parser.add_argument
     add("--ignore", dest="match_ignore", action="append", default=[], metavar="JSONPATH",
-        help="with --replay: a request path not compared, e.g. '$.tools[*].description' (repeatable)")
+        help="a request path a replay does not compare, e.g. '$.tools[*].description' (repeatable)")
     add("--scrub", dest="match_scrub", action="append", default=[], metavar="REGEX[=REPLACEMENT]",
-        help="with --replay: text replaced on both sides before comparing, e.g. a timestamp (repeatable)")
+        help="text a replay replaces on both sides before comparing, e.g. a timestamp (repeatable)")
     add("--match", dest="match_preset", choices=["content"], default=None,
-        help="with --replay: 'content' compares only what you own (prompts, messages, tool names and schemas, "
+        help="'content': a replay compares only what you own (prompts, messages, tool names and schemas, "
              "skills, agents, CLAUDE.md), not the agent's own instructions or tool descriptions")
 
 
