@@ -2,12 +2,18 @@
 
 The scripted model answers with zero latency (except where a figure needs a delay), so what is
 measured is the agent itself. Each timing is the median of several runs; the baselines run in
-the same process, on the same machine, at the same time. This is a benchmark, not a test: it
-prints a table and exits 0 even when a target is missed (the table says which).
+the same process, on the same machine, at the same time. Then the long sessions (long_session.py):
+200 and 1,000 turns in each mode, live, `--record` and both replays. This is a benchmark, not a
+test: it prints its tables, each figure ok or MISSED, and exits 1 when a target was missed.
+
+    python tests/bench.py            # everything (make bench)
+    python tests/bench.py --short    # start-up, per-turn, payload and Bash figures (make bench BENCH=short)
+    python tests/bench.py --long     # the long sessions alone (make bench BENCH=long)
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import platform
@@ -21,6 +27,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from corpus import seed_corpus  # noqa: E402
+from long_session import SESSIONS, LongSessions, table  # noqa: E402
+from measured_run import run_child  # noqa: E402
 from scripted_model import Call, ScriptedModel, call, calls, text  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
@@ -30,15 +38,10 @@ RUNS = int(os.environ.get("BENCH_RUNS", "7"))
 
 def timed(argv: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, int]:
     """Wall seconds and peak RSS (KB) of one child process."""
-    with tempfile.TemporaryFile() as errors:  # a file, not a pipe: a chatty run must not block on a full pipe
-        start = time.perf_counter()
-        process = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=errors)
-        _, status, usage = os.wait4(process.pid, 0)
-        wall = time.perf_counter() - start
-        if os.waitstatus_to_exitcode(status) != 0:
-            errors.seek(0)
-            raise SystemExit(f"benchmark run failed: {' '.join(argv)}\n{errors.read().decode()}")
-    return wall, usage.ru_maxrss
+    run = run_child(argv, cwd, env, timeout=600)
+    if run.exit_code != 0:
+        raise SystemExit(f"benchmark run failed: {' '.join(argv)}\n{run.failure()}\n{run.stderr}")
+    return run.wall, run.peak_kb
 
 
 class Bench:
@@ -131,7 +134,8 @@ def common_prefix_share(a: str, b: str) -> float:
     return n / len(a)
 
 
-def main() -> int:
+def overheads() -> int:
+    """Print the short figures; the number of targets missed."""
     bench = Bench()
     rows: list[tuple[str, str, str, bool]] = []
     try:
@@ -191,6 +195,53 @@ def main() -> int:
     print(f"{'figure':<{width}}  {'measured':>10}  target")
     for name, value, target, met in rows:
         print(f"{name:<{width}}  {value:>10}  {target}  {'ok' if met else 'MISSED'}")
+    return sum(not met for *_, met in rows)
+
+
+def long_sessions(turns: set[int], timeout: float) -> int:
+    """Print the long-session figures; the number of targets missed."""
+    chosen = [session for session in SESSIONS if session[0] in turns]
+    print(f"long sessions ({platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}): N-1 sequential"
+          f" Reads of 2 KB files, then the answer; rounds of the four modes, each run in a fresh process (timeout"
+          f" {timeout:.0f} s); wall is the median, x live its ratio to the live runs' median of the same session", flush=True)
+    sessions = LongSessions(PYTHON, timeout)
+    measured = []
+    try:
+        for n, provider, rounds in chosen:
+            measured.append(sessions.measure(n, provider, rounds))
+            print(f"  measured {n} turns on {provider}", file=sys.stderr, flush=True)
+    finally:
+        sessions.close()
+    lines, missed = table(measured)
+    print("\n".join(lines))
+    return missed
+
+
+def main(argv: list[str] | None = None) -> int:
+    global PYTHON
+    parser = argparse.ArgumentParser(description="Our overhead, payload and long-session figures against their targets.")
+    part = parser.add_mutually_exclusive_group()
+    part.add_argument("--short", action="store_true", help="only the start-up, per-turn, payload and Bash figures")
+    part.add_argument("--long", action="store_true", help="only the long sessions")
+    known = {session[0] for session in SESSIONS}
+    parser.add_argument("--turns", default=",".join(str(n) for n in sorted(known)),
+                        help="the long sessions to run, by turns (comma-separated; default: %(default)s)")
+    parser.add_argument("--timeout", type=float, default=600.0, help="seconds a long-session run may take (default: %(default)s)")
+    parser.add_argument("--python", default=PYTHON, help="the interpreter that runs the agent (another checkout's, for an A/B)")
+    args = parser.parse_args(argv)
+    try:
+        turns = {int(n) for n in args.turns.split(",")}
+    except ValueError:
+        parser.error(f"--turns: not a comma-separated list of numbers: {args.turns}")
+    if not turns <= known:
+        parser.error(f"--turns: choose among {', '.join(str(n) for n in sorted(known))}")
+    PYTHON = args.python
+    missed = 0 if args.long else overheads()
+    if not args.short:
+        missed += long_sessions(turns, args.timeout)
+    if missed:
+        print(f"bench: {missed} target{'s' if missed > 1 else ''} missed", file=sys.stderr)
+        return 1
     return 0
 
 
