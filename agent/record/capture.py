@@ -10,6 +10,7 @@ bodies are kept parsed, sharing what they repeat of the agent's earlier requests
 
 from __future__ import annotations
 
+import json
 import threading
 from collections import defaultdict, deque
 from dataclasses import dataclass, field
@@ -58,10 +59,10 @@ class Exchanges:
 
     def begin(self, request: requests.PreparedRequest, response: requests.Response) -> Exchange:
         agent = self.label() if self.label is not None else None
-        body = body_to_file(request.body)
+        body = _parsed(request.body)
         with self._lock:
             recent = self._recent[agent]
-            base = max(recent, key=lambda earlier: _shared_messages(earlier, body), default=None)
+            base = closest(list(recent), body, lambda earlier: earlier)
             exchange = Exchange(
                 agent, request.method or "POST", request.url or "", _request_headers(request.headers),
                 shared_with(body, base) if base is not None else body, response.status_code, response.reason or "",
@@ -74,11 +75,35 @@ class Exchanges:
         return len(self.items)
 
 
+def closest(candidates: list, body: Any, body_of: Callable[[Any], Any]) -> Any:
+    """The candidate (earlier requests of the same agent, oldest first) whose body shares the most
+    of `body`'s conversation, or None. The latest is taken at once when `body` continues it (what
+    almost every request does: the conversation so far, then the new messages; a cache marker moved
+    off its last message still counts), so the others are compared only when parallel agents of
+    one type interleave."""
+    if not candidates:
+        return None
+    latest = candidates[-1]
+    shared = _shared_messages(body_of(latest), body)
+    if shared >= 0 and shared >= len(body_of(latest)["messages"]) - 1:
+        return latest
+    return max(candidates, key=lambda candidate: _shared_messages(body_of(candidate), body))
+
+
 def _shared_messages(earlier: Any, body: Any) -> int:
     if isinstance(earlier, dict) and isinstance(body, dict) and isinstance(earlier.get("messages"), list) \
             and isinstance(body.get("messages"), list):
         return common_prefix(earlier["messages"], body["messages"])
     return -1
+
+
+def _parsed(body: Any) -> Any:
+    """A request body we sent, as JSON: the client encoded it from its own payload, so it is
+    parsed without the depth check a body from elsewhere needs (a body that is not JSON stays text)."""
+    try:
+        return json.loads(body) if body else None
+    except (ValueError, TypeError):
+        return body_to_file(body)
 
 
 def _request_headers(headers) -> dict[str, list[str]]:

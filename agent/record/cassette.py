@@ -23,9 +23,9 @@ from typing import Any, Callable, Iterator
 import requests
 
 from agent.errors import AgentError
-from agent.record.capture import RECENT, SCRIPTED_SERVER, CaptureAdapter, Exchange, Exchanges
+from agent.record.capture import RECENT, SCRIPTED_SERVER, CaptureAdapter, Exchange, Exchanges, closest
 from agent.record.cassette_file import USER_SECTIONS, Placeholders, body_to_file, to_yaml
-from agent.record.deltas import DELTA, common_prefix, delta
+from agent.record.deltas import DELTA, delta
 from agent.secrets import redact_data
 from agent.workspace import save_file
 
@@ -111,9 +111,8 @@ def encoded_requests(agents: list[str | None], bodies: list[Any], hide: Callable
     recent: dict[str | None, deque] = defaultdict(lambda: deque(maxlen=RECENT))  # (number, body) per agent
     for number, (agent, body) in enumerate(zip(agents, bodies), 1):
         found = None
-        if recent[agent]:
-            base_number, base = max(recent[agent], key=lambda item: _shared(item[1], body))
-            found = delta(body, base, base_number)
+        if (closest_one := closest(list(recent[agent]), body, lambda item: item[1])) is not None:
+            found = delta(body, closest_one[1], closest_one[0])
         written.append({DELTA: hide(found)} if found is not None else {"body": hide(body)})
         recent[agent].append((number, body))
     return written
@@ -132,14 +131,6 @@ def _interaction(exchange: Exchange, request_body: dict[str, Any], hide, scripte
     if exchange.broken:
         entry["broken"] = exchange.broken  # the reply broke off here; a replay breaks it off too
     return entry
-
-
-def _shared(earlier: Any, body: Any) -> int:
-    if isinstance(earlier, dict) and isinstance(body, dict):
-        first, second = earlier.get("messages"), body.get("messages")
-        if isinstance(first, list) and isinstance(second, list):
-            return common_prefix(first, second)
-    return -1
 
 
 @contextlib.contextmanager

@@ -44,7 +44,7 @@ def shared_with(body: Any, base: Any) -> Any:
     for key, value in body.items():
         if key == _MESSAGES:
             out[key] = base[_MESSAGES][:kept] + value[kept:]
-        elif key in base and base[key] == value:
+        elif key in base and (base[key] is value or base[key] == value):
             out[key] = base[key]
         else:
             out[key] = value
@@ -58,7 +58,7 @@ def delta(body: Any, base: Any, base_number: int) -> dict | None:
         return None
     kept = common_prefix(base[_MESSAGES], body[_MESSAGES])
     changed = {key: value for key, value in body.items()
-               if key != _MESSAGES and (key not in base or base[key] != value)}
+               if key != _MESSAGES and (key not in base or (base[key] is not value and base[key] != value))}
     removed = [key for key in base if key not in body]
     found: dict[str, Any] = {"base": base_number, "messages_kept": kept, "messages": body[_MESSAGES][kept:]}
     if changed:
