@@ -1,11 +1,14 @@
-"""Record and replay: the cassette file and its reviewable YAML form (`cassette_file`), recording
-and replaying through vcrpy (`cassette`), the tool calls that really ran (`tool_runs`, which
---replay-tools answers from), drift reports (`drift`), and reading, comparing and checking
-cassettes (`show` and `show_request`, `compare`, `check`; every request body is read through
-`bodies`).
+"""Record and replay: the cassette file and its reviewable YAML form (`cassette_file`, checked in
+shape by `shape`, each request stored whole or as a delta on an earlier one by `deltas`),
+recording (`cassette`, with the exchanges captured by `capture`) and replaying (`replaying`,
+compared under the match rules of `match`), the tool calls that really ran and the approvals
+given (`tool_runs`, `approvals`, which replays answer from), drift reports (`drift`,
+`workspace_drift`), expectations (`expect`), and reading, comparing and checking cassettes
+(`show` and `show_request`, `compare`, `check`, the HTML reports of `html_report`; every request
+body is read through `bodies`).
 
-May import: `errors`, `conversation`, `secrets`, and vcrpy/yaml/requests. Only `cassette` imports vcrpy, and
-only a run that records or replays imports it, so a plain run never loads vcrpy. The model client
-does not know about any of it: the CLI mounts a cassette on the client's `requests.Session`, and
+May import: `errors`, `conversation`, `secrets`, `workspace`, and yaml/requests. Only a run that
+records or replays imports this package, so a plain run never loads it. The model client does not
+know about any of it: the CLI mounts a cassette's adapter on the client's `requests.Session`, and
 hands the session a ToolRuns as its `tool_runs` hook.
 """
