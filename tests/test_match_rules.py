@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 
 from agent.errors import UsageError
-from agent.record.match import MatchRules, content_view
+from agent.record.content import content_view
+from agent.record.match import MatchRules
 
 BODY = {
     "model": "m",
