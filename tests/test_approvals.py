@@ -84,3 +84,14 @@ def test_always_for_a_call_an_ask_rule_matches_still_asks_next_time(tmp_path):
     assert "first" in run(main, "Bash", command="echo first")["content"]
     assert run(main, "Bash", command="echo second")["is_error"]
     assert person.asked == ["echo first", "echo second"] and session.approved == ()
+
+
+def test_an_always_rule_also_approves_a_skill_command_later_in_the_session(tmp_path):
+    from agent.skills.commands import command_context, command_output
+
+    person = Person("always")
+    session, (main, _) = session_for(tmp_path, person)
+    assert "[" in command_output("echo from-the-skill", (), command_context(session, main.agent.policy))  # not approved yet
+    assert "one" in run(main, "Bash", command="echo one")["content"]
+    assert command_output("echo from-the-skill", (), command_context(session, main.agent.policy)) == "from-the-skill"
+    assert person.asked == ["echo one"]

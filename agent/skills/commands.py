@@ -38,7 +38,11 @@ class CommandContext:
 
 
 def command_context(session, policy) -> CommandContext:
-    """The context for loading a skill in `session` on behalf of an agent holding `policy`."""
+    """The context for loading a skill in `session` on behalf of an agent holding `policy`, with
+    the rules the person approved "always" in this session, as the agent's own tool calls have."""
+    approved = getattr(session, "approved", ())
+    if policy is not None and approved:
+        policy = policy.with_allowed(approved)
     return CommandContext(session.workspace.cwd, policy, session.record_denial, getattr(session, "tool_runs", None))
 
 
