@@ -305,3 +305,14 @@ def test_cassette_record_sends_every_prompt_of_the_setup_in_order(agent, capsys,
     capsys.readouterr()
     assert cli.main(["--replay", str(cassette)]) == 0
     assert capsys.readouterr().out == "two\n"
+
+
+def test_cassette_record_says_which_recorded_permission_options_it_does_not_take(agent, capsys, tmp_path, monkeypatch):
+    agent.settings({})  # no bypass: the recorded --allowedTools is what let the command run
+    agent.script(call("Bash", command="echo hi"), text("It said hi."))
+    assert agent.run("Say hi with echo.", "--allowedTools", "Bash(echo:*)").exit_code == 0
+    cassette = tmp_path / "echo.yaml"
+    shutil.copy(agent.cassette_path(1), cassette)
+    code, _, err = record_again(capsys, monkeypatch, agent.provider, cassette, call("Bash", command="echo hi"), text("No."))
+    assert f"the cassette {cassette} was recorded with --allowedTools 'Bash(echo:*)'; a re-recording runs tools" in err
+    assert "give them to `cassette record`" in err and "--replay-tools" not in err

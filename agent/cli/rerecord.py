@@ -27,6 +27,8 @@ from agent.cli.report import configure_logging
 from agent.cli.visible import shown
 from agent.errors import AgentError, UsageError
 
+log = logging.getLogger("agent")
+
 
 def add_permission_flags(parser: argparse.ArgumentParser) -> None:
     """The run's permission options (`replay.WIDENING_OPTIONS`), on `cassette record`: a
@@ -101,7 +103,7 @@ def record_again(path: str, given: argparse.Namespace, env: Mapping[str, str]) -
 def _setup_args(path: str, setup: dict[str, Any], given: argparse.Namespace, env: Mapping[str, str]):
     """The parsed flags and the environment of a run that repeats `setup` live."""
     from agent.cli.options import build_parser
-    from agent.cli.replay import PROVIDER_PREFIXES, SHAPING_ENVIRONMENT, WIDENING_OPTIONS, follow_setup
+    from agent.cli.replay import PROVIDER_PREFIXES, SHAPING_ENVIRONMENT, WIDENING_OPTIONS, follow_setup, withheld_options
 
     parser = build_parser()
     args = parser.parse_args([])
@@ -109,6 +111,10 @@ def _setup_args(path: str, setup: dict[str, Any], given: argparse.Namespace, env
         setattr(args, dest, getattr(given, dest))
     args.replay = path  # read as a regression replay reads it: tools run for real
     run_env = follow_setup(args, parser, setup, path, env)
+    if withheld := withheld_options(args, parser, setup):
+        log.warning(f"the cassette {path} was recorded with {' '.join(withheld)}; a re-recording runs tools for "
+                    "real, so only your own permission options apply: give them to `cassette record` to record "
+                    "it as before")
     args.replay = None
     recorded = args.provider
     args.provider = given.provider or recorded
