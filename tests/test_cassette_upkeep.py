@@ -149,3 +149,15 @@ def test_a_replay_in_a_folder_without_the_skills_says_so_before_the_json_path(ag
     assert drifted.exit_code == 1
     line = drifted.stderr.strip().splitlines()[-1]
     assert line.startswith("error: the recording offered skills release-notes; this folder has none: request 1 differs"), line
+
+
+def test_an_update_keeps_the_teams_sections_word_for_word_comments_included(agent, tmp_path, cassette_command):
+    skill = recorded_with_a_skill(agent)
+    cassette = copied(agent, tmp_path)
+    written = "# what we own\nmatch:\n  # our timestamps vary\n  scrub: ['[0-9]{19}']\nexpect:\n  exit_code: 0   # it must pass\n"
+    cassette.write_text(cassette.read_text().replace("interactions:\n", written + "interactions:\n", 1))
+    skill.write_text(skill.read_text().replace("write release notes", "write release notes for the team"))
+    code, out, err = cassette_command("check", "--update", str(cassette), cwd=agent.workspace)
+    assert code == 0 and out.startswith(f"updated {cassette}: "), err
+    assert written + "interactions:\n" in cassette.read_text()
+    assert cassette_command("check", str(cassette), cwd=agent.workspace)[:2] == (0, f"ok    {cassette}\n")

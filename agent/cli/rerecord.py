@@ -64,7 +64,7 @@ def record_again(path: str, given: argparse.Namespace, env: Mapping[str, str]) -
     from agent.cli.build import run
     from agent.cli.cassette_run import cassette_folders
     from agent.cli.outcomes import Ending
-    from agent.record.cassette_file import USER_SECTIONS, Placeholders, parse, read, read_text
+    from agent.record.cassette_file import USER_SECTIONS, Placeholders, parse, read, read_text, with_user_text
     from agent.record.expect import FAILED
     from agent.workspace import save_file
 
@@ -89,7 +89,7 @@ def record_again(path: str, given: argparse.Namespace, env: Mapping[str, str]) -
             ended_so = (old.setup.get("outcomes") or [{}])[-1].get("subtype") == FAILED
             if not (ended_so and Path(temporary).is_file()):
                 raise  # the old recording did not end in an error: this one failed
-        new_text = read_text(temporary)
+        new_text = with_user_text(read_text(temporary), old_text)  # the user's sections word for word
         if new_text == old_text:
             return "unchanged"
         change = what_changed(read(path), read(temporary))

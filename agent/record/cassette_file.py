@@ -21,6 +21,7 @@ when the file is read.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -34,6 +35,7 @@ from agent.record.shape import cassette_problem
 from agent.workspace import CASSETTE_FILE_BYTES, InputLimitError, load_json, load_yaml, read_bounded
 
 USER_SECTIONS = ("match", "expect")  # written by people, kept by every rewrite of a cassette
+_TOP_LEVEL_KEY = re.compile(r"^([A-Za-z_][\w-]*):", re.MULTILINE)
 WIRES = {"chat/completions": ("openrouter", "chat"), "v1/messages": ("anthropic", "messages")}
 
 
@@ -100,6 +102,47 @@ def to_yaml(data: dict) -> str:
         return yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=1_000_000)
     except UnicodeEncodeError:
         return yaml.dump(valid_data(data), Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=1_000_000)
+
+
+def _top_level_blocks(text: str) -> dict[str, tuple[int, int]]:
+    """Where each top-level key's block lies in a YAML text we wrote: from the comment lines just
+    above its `key:` line to those of the next top-level key (`- ` items at column 0 belong to the
+    block above them)."""
+    blocks: dict[str, tuple[int, int]] = {}
+    starts = [(_with_comments_above(text, m.start()), m.group(1)) for m in _TOP_LEVEL_KEY.finditer(text)]
+    for (start, name), following in zip(starts, [*(at for at, _ in starts[1:]), len(text)]):
+        blocks.setdefault(name, (start, following))
+    return blocks
+
+
+def _with_comments_above(text: str, start: int) -> int:
+    """`start` (a line's beginning) moved up over the comment lines right above it."""
+    while start > 0:
+        previous = text.rfind("\n", 0, start - 1) + 1
+        if not text.startswith("#", previous):
+            break
+        start = previous
+    return start
+
+
+def with_user_text(new_text: str, old_text: str) -> str:
+    """`new_text` with the user's sections (`match`, `expect`) as `old_text` wrote them, comments
+    and layout included, when both hold them and they mean the same: a rewrite of a cassette
+    (an update, a re-recording) keeps what a person wrote word for word."""
+    old_blocks, new_blocks = _top_level_blocks(old_text), _top_level_blocks(new_text)
+    for name in reversed(USER_SECTIONS):  # from the end, so earlier positions stay valid
+        if name not in old_blocks or name not in new_blocks:
+            continue
+        (old_start, old_end), (new_start, new_end) = old_blocks[name], new_blocks[name]
+        old_block, new_block = old_text[old_start:old_end], new_text[new_start:new_end]
+        try:
+            same = load_yaml(old_block, "a section") == load_yaml(new_block, "a section")
+        except (yaml.YAMLError, InputLimitError):
+            same = False
+        if same:
+            new_text = new_text[:new_start] + old_block + new_text[new_end:]
+            new_blocks = _top_level_blocks(new_text)
+    return new_text
 
 
 def body_to_file(body: Any) -> Any:

@@ -253,10 +253,11 @@ def _rewrite(path: str, changes: list[Change], bodies: list, placeholders: Place
     """Rewrite the cassette at `path` with the changed requests, in one step (keeping what the
     path is, as the file tools save); the file is read again as it is on disk, so everything
     else in it stays exactly as written."""
-    from agent.record.cassette_file import parse, read_text
+    from agent.record.cassette_file import parse, read_text, with_user_text
     from agent.workspace import save_file
 
-    text = updated_text(parse(read_text(path), path), changes, bodies, placeholders)
+    old_text = read_text(path)
+    text = with_user_text(updated_text(parse(old_text, path), changes, bodies, placeholders), old_text)
     save_file(Path(path), text.encode("utf-8", errors="backslashreplace"))
 
 
