@@ -137,3 +137,19 @@ def test_a_delta_that_points_nowhere_is_one_line_naming_the_cassette(agent, tmp_
     error = capsys.readouterr().err
     assert error.startswith(f"error: cassette {broken}: interaction 3: the request's body: its body_delta base")
     assert error.count("\n") == 1
+
+
+def test_a_small_file_of_deltas_cannot_ask_for_gigabytes(tmp_path, capsys):
+    """Each delta may keep every message of its base: 30,000 of them keeping 1,000 messages each
+    would list thirty million; the cassette is refused before anything is rebuilt."""
+    first = {"request": {"method": "POST", "uri": "http://x/v1/messages", "headers": {},
+                         "body": {"model": "m", "messages": [{"role": "user", "content": "hi"}] * 1000}},
+             "response": {"status": {"code": 200, "message": "OK"}, "headers": {}, "body": {"string": "{}"}}}
+    lines = ["version: 1", "interactions:", "- " + json.dumps(first)]
+    lines += ["- " + json.dumps({**first, "request": {**first["request"], "body": None,
+                                                       "body_delta": {"base": 1, "messages_kept": 1000, "messages": []}}})] * 30_000
+    bomb = tmp_path / "bomb.yaml"
+    bomb.write_text("\n".join(lines) + "\n")
+    capsys.readouterr()
+    assert cli.main(["cassette", "show", str(bomb)]) == 2
+    assert "repeat more than 20,000,000 messages in all" in capsys.readouterr().err

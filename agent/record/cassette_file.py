@@ -225,7 +225,7 @@ def parse(text: str, path: str) -> dict:
         raise UsageError(f"cassette {path} is not valid YAML: {problem}{where}") from None
     problem = cassette_problem(data)
     if problem:
-        raise UsageError(f"cassette {path} {problem}" if problem.startswith("has no") else f"cassette {path}: {problem}")
+        raise UsageError(f"cassette {path} {problem}" if problem.startswith("has ") else f"cassette {path}: {problem}")
     return data
 
 

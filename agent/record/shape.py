@@ -14,6 +14,9 @@ from agent.record.approvals import ANSWERS, DECIDERS
 from agent.record.deltas import DELTA, delta_problem, message_count
 
 _SCALARS = (str, int, float, bool, type(None))
+# Every rebuilt request lists its messages (shared with its base, a pointer each): a session of
+# 1,000 turns has about a million in all; this allows a few thousand turns and bounds the memory.
+MAX_REBUILT_MESSAGES = 20_000_000
 _TEXT_FIELDS = ("agent_version", "recorded_against", "provider", "wire", "model")
 
 
@@ -31,6 +34,9 @@ def cassette_problem(data: Any) -> str | None:
             return f"interaction {number} {problem}" if problem.startswith("is ") else f"interaction {number}: {problem}"
         request = item["request"]
         counts.append(message_count(request.get("body"), request.get(DELTA)))
+    if sum(count or 0 for count in counts) > MAX_REBUILT_MESSAGES:  # a small file of deltas could ask for gigabytes
+        return (f"has requests that repeat more than {MAX_REBUILT_MESSAGES:,} messages in all "
+                "(far more than a session of a few thousand turns)")
     for key, kind in (("setup", dict), ("tool_runs", list)):
         if data.get(key) is not None and not isinstance(data[key], kind):
             return f"`{key}` must be a {'mapping' if kind is dict else 'list'}"
