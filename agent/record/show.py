@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from agent.errors import AgentError
-from agent.record.bodies import request_body
+from agent.record.bodies import content_text, request_body
 from agent.record.cassette_file import CassetteFile, Interaction
 
 USAGE_KEYS = ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
@@ -118,21 +118,13 @@ def _tool_results(cassette: CassetteFile) -> dict[str, dict[str, Any]]:
             if not isinstance(message, dict):
                 continue
             if message.get("role") == "tool" and message.get("tool_call_id"):
-                content = _text(message.get("content"))
+                content = content_text(message.get("content"), joiner="")
                 found[message["tool_call_id"]] = {"result": content, "is_error": content.startswith("Error: ")}
             elif isinstance(message.get("content"), list):
                 for block in message["content"]:
                     if isinstance(block, dict) and block.get("type") == "tool_result" and block.get("tool_use_id"):
-                        found[block["tool_use_id"]] = {"result": _text(block.get("content")), "is_error": bool(block.get("is_error"))}
+                        found[block["tool_use_id"]] = {"result": content_text(block.get("content"), joiner=""), "is_error": bool(block.get("is_error"))}
     return found
-
-
-def _text(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "".join(part.get("text", "") for part in content if isinstance(part, dict))
-    return "" if content is None else json.dumps(content, ensure_ascii=False)
 
 
 # --- for a person -----------------------------------------------------------------------------------

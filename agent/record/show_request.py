@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from agent.record.bodies import request_body
+from agent.record.bodies import content_text, request_body
 from agent.record.cassette_file import CassetteFile
 from agent.record.show import Wire, agent_name, input_line, read_reply, tokens
 from agent.workspace import load_json
@@ -26,8 +26,8 @@ def request_text(cassette: CassetteFile, index: int, wire: Wire) -> str:
     model = body.get("model") if isinstance(body.get("model"), str) else "?"
     lines = [f"request {index + 1} of {len(cassette.interactions)} · {agent_name(interaction.agent)} · model {model}"]
     messages = [m for m in _list(body.get("messages")) if isinstance(m, dict)]
-    system = _text(body["system"]) if "system" in body else "\n\n".join(
-        _text(m.get("content")) for m in messages if m.get("role") == "system")
+    system = content_text(body["system"], name_others=True) if "system" in body else "\n\n".join(
+        content_text(m.get("content"), name_others=True) for m in messages if m.get("role") == "system")
     lines += ["", "system", *_indented(system or "(none)", 2)]
     names = [_tool_name(tool) for tool in _list(body.get("tools"))]
     lines += ["", f"tools     {', '.join(names) if names else '(none)'}"]
@@ -76,7 +76,7 @@ def _block_lines(block: Any, called: dict[str, str]) -> list[str]:
 
 
 def _result_lines(call_id: Any, content: Any, is_error: Any, called: dict[str, str]) -> list[str]:
-    text = _text(content)
+    text = content_text(content, name_others=True)
     if is_error is None:  # chat marks an error in the text
         is_error = text.startswith("Error: ")
     name = called.get(call_id, "?") if isinstance(call_id, str) else "?"
@@ -132,24 +132,6 @@ def _arguments(raw: Any) -> Any:
         return load_json(raw, "tool arguments")
     except ValueError:
         return raw
-
-
-def _text(content: Any) -> str:
-    """A content value as text: a text, or the texts of a list of parts (each other part named)."""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        parts = []
-        for part in content:
-            if isinstance(part, dict) and isinstance(part.get("text"), str):
-                parts.append(part["text"])
-            elif isinstance(part, str):
-                parts.append(part)
-            else:
-                kind = part.get("type") if isinstance(part, dict) else None
-                parts.append(f"({kind if isinstance(kind, str) else 'a part of no known kind'})")
-        return "\n\n".join(parts)
-    return "" if content is None else json.dumps(content, ensure_ascii=False)
 
 
 def _list(value: Any) -> list:

@@ -18,6 +18,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from agent.record.bodies import content_text
+
 _SHOWN = 6  # names listed in full before a message lists only what changed
 _EXCERPT = 60  # characters of a differing CLAUDE.md line shown
 _REMINDER_OPEN, _REMINDER_CLOSE = "<system-reminder>", "</system-reminder>"
@@ -144,7 +146,7 @@ def _offer(body: Any) -> _Offer | None:
         system = messages[0].get("content")
     first_user = next((m.get("content") for m in messages if isinstance(m, dict) and m.get("role") == "user"), None)
     memory, others = None, []
-    for reminder in _reminders(_text(first_user)):
+    for reminder in _reminders(content_text(first_user)):
         found = _memory(reminder)
         if found is None:
             others.append(reminder)
@@ -152,18 +154,8 @@ def _offer(body: Any) -> _Offer | None:
             memory = found
     tools = [_tool(tool) for tool in body["tools"]] if isinstance(body.get("tools"), list) else []
     agent_tool = next((description for name, description in tools if name == "Agent"), None)
-    return _Offer(_catalog("\n".join([_text(system), *others])), tuple(name for name, _ in tools if name),
+    return _Offer(_catalog("\n".join([content_text(system), *others])), tuple(name for name, _ in tools if name),
                   None if agent_tool is None else tuple(_entries(agent_tool)), memory)
-
-
-def _text(content: Any) -> str:
-    """The text of a message content or system prompt: a string, or its text blocks joined."""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "\n\n".join(block["text"] for block in content
-                           if isinstance(block, dict) and isinstance(block.get("text"), str))
-    return ""
 
 
 def _tool(tool: Any) -> tuple[str | None, str]:
