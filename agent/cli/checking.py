@@ -73,5 +73,5 @@ def _replay(path: str, options: CheckOptions) -> tuple[str, str, str, dict | Non
     if unmet:
         return FAIL, "\n".join(unmet), "", None
     if args.update_cassette is not None and args.update_cassette.written:
-        return UPDATED, args.update_cassette.line(path).split(": ", 1)[1], "; ".join(notes), None
+        return UPDATED, args.update_cassette.summary(), "; ".join(notes), None
     return OK, "", "; ".join(notes), None

@@ -60,11 +60,11 @@ class Update:
     changes: list[Change] = field(default_factory=list)
     written: bool = False
 
-    def line(self, path: str) -> str:
+    def summary(self) -> str:
+        """What changed, as `check --update` reports it after the file's name."""
         first = min(self.changes, key=lambda change: change.index)
         count = len(self.changes)
-        return (f"updated {path}: {count} request{'s' if count != 1 else ''} changed "
-                f"(first at request {first.index + 1}, {first.where})")
+        return f"{count} request{'s' if count != 1 else ''} changed (first at request {first.index + 1}, {first.where})"
 
 
 @dataclass
