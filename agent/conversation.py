@@ -161,6 +161,15 @@ def with_context(message: dict[str, Any], context: str | None) -> dict[str, Any]
     return user_message(message["content"], context)
 
 
+def with_blocks(message: dict[str, Any], texts: list[str]) -> dict[str, Any]:
+    """`message` (a user turn) with text blocks of `texts` put first; unchanged without any."""
+    if not texts:
+        return message
+    content = message.get("content")
+    blocks = [{"type": "text", "text": content}] if isinstance(content, str) else list(content or [])
+    return {**message, "content": [*({"type": "text", "text": valid_text(text)} for text in texts), *blocks]}
+
+
 def tool_result(call_id: str, content: str, is_error: bool = False) -> dict[str, Any]:
     """A tool_result block answering the call `call_id`."""
     block: dict[str, Any] = {"type": "tool_result", "tool_use_id": call_id, "content": valid_text(content)}

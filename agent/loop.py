@@ -9,6 +9,7 @@ from typing import Any
 
 from agent.conversation import Stop, ToolCall, Usage, tool_result
 from agent.errors import Interrupted
+from agent.hooks.events import halted, stopping
 from agent.tools.base import Tool
 from agent.tools.execute import execute_all
 
@@ -27,6 +28,7 @@ class AgentSpec:
     policy: Any = None  # agent.permissions.Policy: what this agent may run without asking
     observer: Any = None  # sees each message (.message) and, when it wants_text, the answer streaming (.text)
     parent_tool_use_id: str | None = None  # for a subagent: the Agent (or Skill) call that started it
+    hooks: Any = None  # agent.hooks.config.HookSet: its frontmatter's and its active skills' hooks
 
 
 @dataclass
@@ -40,6 +42,7 @@ class Result:
     usage: Usage = field(default_factory=Usage)
     messages: list[dict[str, Any]] = field(default_factory=list)
     stop_reason: str = Stop.END  # of the last reply
+    terminal_reason: str | None = None  # "hook_stopped": a hook ended the run (continue: false)
 
     @property
     def is_error(self) -> bool:
@@ -71,7 +74,9 @@ def run_loop(agent: AgentSpec, messages: list[dict[str, Any]], session: Any,
     A reply with tool calls has them run, unless it was cut off at the output limit: then none
     runs (their arguments may be incomplete) and each gets an error result, so the model can try
     again in smaller pieces. A paused reply is sent back so the model goes on. A reply without
-    tool calls, or one that was refused or filled the context window, ends the run."""
+    tool calls, or one that was refused or filled the context window, ends the run, unless a Stop
+    (SubagentStop) hook blocks the end of a finished one: its reason is sent, and the model goes on.
+    A hook that answers `continue: false` ends the run once the tool results are in."""
     usage = Usage()
     schemas = [tool.schema() for tool in agent.tools.values()]
     context = ToolContext(session, agent)
@@ -83,6 +88,7 @@ def run_loop(agent: AgentSpec, messages: list[dict[str, Any]], session: Any,
     watching = agent.observer is not None and agent.observer.wants_text
     on_text = (lambda delta: agent.observer.text(agent, delta)) if watching else None
     cancelled = session.cancelled  # this turn's: a later turn has its own
+    stop_hook_active = False  # a Stop hook already made the model go on
     for turn in range(1, agent.max_turns + 1):
         _check(cancelled)
         reply = session.client.complete(agent.system, messages, schemas, agent.model, agent.name, on_text)
@@ -96,6 +102,10 @@ def run_loop(agent: AgentSpec, messages: list[dict[str, Any]], session: Any,
             if reply.tool_calls:  # answered, so the conversation can be continued
                 _record(agent, _append(messages, {"role": "user", "content": [
                     _not_run(call, _ENDED_BY[stop]) for call in reply.tool_calls]}))
+            elif stop == Stop.END and (feedback := stopping(session, agent, text, stop_hook_active)):
+                _record(agent, _append(messages, feedback))
+                stop_hook_active = True
+                continue
             return Result(text, "success", turn, usage, messages, stop)
         if stop == Stop.MAX_TOKENS:
             results = [_not_run(call, _CUT_OFF) for call in reply.tool_calls]
@@ -104,6 +114,8 @@ def run_loop(agent: AgentSpec, messages: list[dict[str, Any]], session: Any,
             results = execute_all(reply.tool_calls, agent.tools, context)
             repeats.warn(reply.tool_calls, results)
         _record(agent, _append(messages, {"role": "user", "content": results}))
+        if halted(session) is not None:
+            return Result("", "success", turn, usage, messages, stop, "hook_stopped")
     return Result(text, "error_max_turns", agent.max_turns, usage, messages, stop)
 
 

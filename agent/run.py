@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import threading
 
-from agent.conversation import user_message, with_context
+from agent.conversation import user_message, with_blocks, with_context
 from agent.errors import ProviderError, UsageError
+from agent.hooks import events as hooks
 from agent.loop import AgentSpec, Result, run_loop
 from agent.prompt import main_system_prompt
 from agent.session import Session
@@ -50,12 +51,16 @@ def main_agent(session: Session) -> AgentSpec:
 class MainConversation:
     """The main conversation of a session: one turn per prompt, each continuing the ones before
     (and `history`, a resumed session's messages). A new conversation's first message carries
-    the memory files. A turn that fails or is interrupted leaves the conversation as it was."""
+    the memory files. A turn that fails or is interrupted leaves the conversation as it was.
+    The session's hooks see it start (SessionStart, as it is made) and each prompt
+    (UserPromptSubmit), and what they add goes before the (first) prompt."""
 
     def __init__(self, session: Session, history: list[dict] = ()) -> None:
         self.session = session
         self.agent = main_agent(session)
         self.messages: list[dict] = list(history)
+        # what the SessionStart hooks add, put before the first prompt (None once it has been)
+        self._started: tuple[str, ...] | None = hooks.session_start(session, self.agent, "resume" if history else "startup")
 
     def turn(self, prompt: str) -> Result:
         """Answer `prompt`, expanding a leading run of `/skill` commands."""
@@ -63,9 +68,14 @@ class MainConversation:
         if refused:
             raise UsageError(f"/{refused} can only be invoked by the model, not directly by users; ask for it in words")
         self.session.cancelled = threading.Event()  # a Ctrl-C'd earlier turn's subagents stay stopped
+        started, self._started = self._started or (), None
+        submitted = hooks.user_prompt_submit(self.session, self.agent, prompt)
+        if submitted.blocked is not None:  # nothing is sent: the user is told why
+            return Result(submitted.blocked, "success", 0, messages=self.messages)
         new = _first_messages(prompt, self.session, self.agent)
         if not self.messages:
             new[0] = with_context(new[0], self.session.memory)
+        new[0] = with_blocks(new[0], [*started, *submitted.context])
         result = run_loop(self.agent, new, self.session, self.messages)
         self.messages = result.messages
         return result

@@ -61,6 +61,7 @@ class Session:
     # called as tool_runs(agent, call_id, tool, arguments, run) wherever a tool would touch the
     # machine: records each result (--record) or answers from the cassette (--replay-tools)
     tool_runs: Any = None
+    hooks: Any = None  # agent.hooks.engine.Hooks, or None when no hook is configured (or all are disabled)
     unwritten: list[str] = field(default_factory=list)  # files of the run a full disk kept from being saved, and why
     cancelled: threading.Event = field(default_factory=threading.Event)  # set on Ctrl-C: every agent stops
     lock: threading.Lock = field(default_factory=threading.Lock)

@@ -21,9 +21,10 @@ RANKS = {
     "agent.tools": 3,
     "agent.model": 2,
     "agent.record": 2,
+    "agent.hooks": 2,
 }
 BOTTOM = {"agent.conversation", "agent.errors", "agent.permissions", "agent.prompt", "agent.workspace",
-          "agent.transcripts", "agent.memory", "agent.secrets", "agent"}
+          "agent.transcripts", "agent.memory", "agent.secrets", "agent.processes", "agent"}
 
 
 def module_name(path: Path) -> str:

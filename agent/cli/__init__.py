@@ -71,7 +71,7 @@ def _main(argv: list[str], stdin: IO | None) -> int:
             from agent.cli.interactive import run_interactive  # prompt_toolkit and rich: only here
 
             return run_interactive(args, env, args.prompt)
-        stream = StreamJson(args.include_partial_messages) if output_format == "stream-json" else None
+        stream = StreamJson(args.include_partial_messages, args.include_hook_events) if output_format == "stream-json" else None
         result, session = run(args, env, stdin, stream, ended)
     except AgentError as exc:
         print(shown(f"error: {exc}", sys.stderr), file=sys.stderr)
@@ -90,7 +90,8 @@ def _main(argv: list[str], stdin: IO | None) -> int:
         return 1
     problem = incomplete_because(result, session)
     lost = unwritten(session)  # a full disk: the answer is still printed, then one line says what was not written
-    ending = {"stop_reason": result.stop_reason, "is_error": problem is not None or lost is not None}
+    ending = {"stop_reason": result.stop_reason, "is_error": problem is not None or lost is not None,
+              "terminal_reason": result.terminal_reason}
     if output_format == "json":
         print_json(result.subtype, result.text.strip(), result.turns, started, session, **ending)
     elif output_format == "stream-json":

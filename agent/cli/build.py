@@ -4,16 +4,18 @@ recording or replaying; a replay takes its setup from the cassette, not the envi
 from __future__ import annotations
 
 import argparse
+import contextlib
 import logging
 import os
 from pathlib import Path
 from typing import IO, Any, Mapping, Sequence
 
-from agent.cli.cassette_run import recording, replay_approver, replay_setup, tool_runs
+from agent.cli.cassette_run import hook_runs, recording, replay_approver, replay_setup, tool_runs
 from agent.cli.environment import Environment
 from agent.cli.trust import own_trust
 from agent.cli.stdin import combine, read_piped
 from agent.errors import AgentError, UsageError
+from agent.hooks.events import session_end
 from agent.workspace import option_file
 
 log = logging.getLogger("agent")
@@ -46,6 +48,8 @@ def run(args: argparse.Namespace, env: Mapping[str, str], stdin: IO | None = Non
         stream.partial = args.include_partial_messages  # a replay may have taken it from the cassette
     session, history = build_session(args, environment, stream, recorded, trusted)
     session.observer = ending.watching(session.observer)  # a replay checks which tools were called
+    if stream is not None and hasattr(stream, "watch_hooks"):
+        stream.watch_hooks(session)
     try:
         session.client.limits.thinking(session.model)  # a thinking budget that leaves no room fails before any request
         # a recorded interactive session replays by sending its recorded turns again, in order
@@ -64,8 +68,11 @@ def run(args: argparse.Namespace, env: Mapping[str, str], stdin: IO | None = Non
                     ending.turned(answer)
                     log.info("replayed turn %r: %s", prompt[:60], " ".join(answer.text.split())[:200])
                 result = conversation.turn(args.prompt)
+                session_end(session, "other")
             except AgentError as exc:
                 ending.failed(exc, kept)
+                with contextlib.suppress(AgentError):  # the run's own failure is the one reported
+                    session_end(session, "other")
                 raise
             ending.turned(result)
             ending.finished(result, session, kept)
@@ -110,7 +117,7 @@ def build_session(args: argparse.Namespace, environment: Environment, observer=N
     from agent.session import Session
     from agent.skills.cache import FrontmatterCache, cache_path
     from agent.skills.discovery import discover_skills, without_project_grants
-    from agent.subagents.discovery import discover_agents
+    from agent.subagents.discovery import discover_agents, without_project_hooks
     from agent.workspace import Workspace
 
     check_writable("--trace", args.trace, append=True)
@@ -147,6 +154,8 @@ def build_session(args: argparse.Namespace, environment: Environment, observer=N
     args.workspace_trusted = trusted  # a recording says so, for its replays
     skills = {skill.name: skill for skill in (found if trusted else without_project_grants(found, cwd, home))}
     agents = discover_agents(cwd, home, args.agents, cache, sources)
+    if not trusted:
+        agents = without_project_hooks(agents, cwd, home)
     cache.report()
     if not args.replay_tools and getattr(args, "home_writable", True):  # --replay-tools changes nothing on disk
         cache.save()
@@ -160,6 +169,7 @@ def build_session(args: argparse.Namespace, environment: Environment, observer=N
     model = resolve_model([args.model, environment["AGENT_MODEL"]], aliases, provider.default_model)
     if recorded:
         model = check_model(args.model, model, recorded.setup.get("model"), args.replay)
+    runs = tool_runs(args, recorded)
     session = Session(
         workspace=Workspace(cwd),
         client=client,
@@ -179,10 +189,30 @@ def build_session(args: argparse.Namespace, environment: Environment, observer=N
         transcripts=None if args.replay_tools else transcripts,  # --replay-tools writes nothing
         policy=policy,
         observer=observer,
-        tool_runs=tool_runs(args, recorded),
+        tool_runs=runs,
         approver=replay_approver(args, recorded),
     )
+    session.hooks = session_hooks(args, session, home, policy_sources, trusted, hook_runs(args, recorded, runs))
     return session, history
+
+
+def session_hooks(args: argparse.Namespace, session, home: Path, sources, trusted: bool, runs):
+    """The hooks engine of a session: its settings' hooks and its agents' and skills' frontmatter
+    ones (the project's only in a trusted workspace), recorded or replayed through `runs`; None
+    when nothing could fire (no hook configured, none recorded, or disableAllHooks)."""
+    from agent.hooks.engine import Hooks
+    from agent.hooks.sources import settings_hooks
+    from agent.transcripts import project_folder
+
+    cwd = session.workspace.cwd
+    configured = settings_hooks(cwd, home, sources, args.settings, trusted)
+    if configured is None:  # disableAllHooks
+        return None
+    scoped = any(s.hooks for s in session.skills.values()) or any(a.hooks for a in session.agents.values())
+    if not (configured or scoped or getattr(runs, "holds_firings", False)):
+        return None
+    transcript = project_folder(home, cwd) / f"{session.session_id}.jsonl"
+    return Hooks(configured, cwd, session.session_id, str(transcript), "sdk-cli" if args.print else "cli", runs)
 
 
 def _sessions(args: argparse.Namespace, home: Path, cwd: Path):

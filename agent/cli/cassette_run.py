@@ -65,6 +65,18 @@ def tool_runs(args: argparse.Namespace, recorded):
     return ToolRuns(recorded.tool_runs or [], args.replay) if args.replay_tools else ToolRuns()
 
 
+def hook_runs(args: argparse.Namespace, recorded, tool_runs):
+    """Where hook firings go (--record: beside the tool runs) or come from (--replay-tools: the
+    recorded ones answer; --replay: the recorded ones are compared); None otherwise."""
+    if not (args.record or args.replay):
+        return None
+    from agent.record.hook_runs import HookRuns
+
+    if args.record:
+        return HookRuns(sink=tool_runs)
+    return HookRuns(entries=recorded.tool_runs or [], answering=args.replay_tools, path=args.replay)
+
+
 def cassette_folders(cwd: Path) -> dict[str, Path]:
     """The folders a cassette writes as placeholders, so it replays anywhere: the workspace, home,
     and the repository root when it is above the workspace (memory files there name it)."""

@@ -37,6 +37,8 @@ def build_parser() -> argparse.ArgumentParser:
     add("--output-format", choices=["text", "json", "stream-json"], default="text",
         help="text (default), one JSON result object, or JSON lines as the run goes (stream-json needs --verbose)")
     add("--include-partial-messages", action="store_true", help="with stream-json: also each piece of text as it streams")
+    add("--include-hook-events", action="store_true",
+        help="with stream-json: also every hook's start and answer (SessionStart's are always shown)")
     add("--verbose", action="store_true", help="narrate requests and tool calls on stderr")
     add("--provider", choices=["openrouter", "anthropic"], help="model provider (default: from the environment)")
     add("--model", help="model id or alias: haiku, sonnet, opus, best, opusplan, default (default: AGENT_MODEL, else the provider's default)")
@@ -106,4 +108,6 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
         raise UsageError("--ignore, --scrub and --match say what a replay compares: they need --replay CASSETTE")
     if args.include_partial_messages and args.output_format != "stream-json":
         raise UsageError("--include-partial-messages works only with --output-format stream-json")
+    if args.include_hook_events and args.output_format != "stream-json":
+        raise UsageError("--include-hook-events works only with --output-format stream-json")
     return args

@@ -7,6 +7,7 @@ import json
 import sys
 import threading
 import time
+import uuid
 from typing import Any
 
 from agent.cli.visible import json_shown
@@ -38,7 +39,7 @@ def incomplete_because(result, session) -> str | None:
 
 def result_object(
     subtype: str, text: str, turns: int, started: float, session=None, stop_reason: str | None = None,
-    is_error: bool | None = None,
+    is_error: bool | None = None, terminal_reason: str | None = None,
 ) -> dict[str, Any]:
     """The result of a run, as Claude Code's `--output-format json` has it; `session` is None
     when the run failed before one was built. `stop_reason` is the last reply's; `is_error`
@@ -58,6 +59,10 @@ def result_object(
         "subagents": session.subagent_runs if session else [],
         "permission_denials": session.permission_denials if session else [],
     }
+    if terminal_reason:
+        result["terminal_reason"] = terminal_reason
+    if session is not None and session.hooks is not None:  # which Claude Code's result lacks: what hooks did
+        result["hooks"] = session.hooks.summary()
     if session is not None:
         result["session_id"] = session.session_id
     return result
@@ -76,8 +81,9 @@ class StreamJson:
     `--include-partial-messages` each piece of text as it streams (`stream_event`), and the
     `result` last. Subagents run in threads, so each line is written whole."""
 
-    def __init__(self, partial: bool = False) -> None:
+    def __init__(self, partial: bool = False, hook_events: bool = False) -> None:
         self.partial = partial
+        self.hook_events = hook_events  # --include-hook-events: every hook's lines, not only SessionStart's
         self.session = None
         self._lock = threading.Lock()
 
@@ -94,6 +100,19 @@ class StreamJson:
                      "permissionMode": getattr(agent.policy, "mode", "default"),
                      "slash_commands": [name for name, s in session.skills.items() if s.user_invocable],
                      "agents": list(session.agents)})
+
+    def watch_hooks(self, session) -> None:
+        """Print the session's hook events as Claude Code does: `hook_started` and `hook_response`
+        lines, SessionStart's always (before `init`), every other event's with --include-hook-events."""
+        self.session = session
+        if session.hooks is not None:
+            session.hooks.listener = self.hook
+
+    def hook(self, kind: str, fields: dict[str, Any]) -> None:
+        """One hook event line (`kind`: hook_started or hook_response)."""
+        if self.hook_events or fields.get("hook_event") == "SessionStart":
+            self._print({"type": "system", "subtype": kind, **fields, "uuid": str(uuid.uuid4()),
+                         "session_id": self.session.session_id})
 
     def message(self, agent, message: dict[str, Any]) -> None:
         """Called by the loop with each message of every conversation."""

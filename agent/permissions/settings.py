@@ -102,6 +102,34 @@ def _settings_files(cwd: Path, home: Path | None, sources: Collection[str]) -> l
     return [(path, project) for source, path, project in files if source in sources and path is not None]
 
 
+def settings_documents(cwd: Path, home: Path, sources: Collection[str] = ("user", "project", "local"),
+                       extra_settings: str | None = None) -> list[tuple[str, dict[str, Any], bool]]:
+    """Each settings file of `sources` that holds a JSON object (least specific first, then
+    --settings), as (where, its data, whether it is the project's own). Read quietly: load_policy
+    has warned about whatever is wrong with them, and a --settings that cannot be used has ended
+    the run there."""
+    documents, seen = [], set()
+    for path, project in _settings_files(cwd, home, sources):
+        if normal_path(path) in seen:
+            continue
+        seen.add(normal_path(path))
+        try:
+            data = _settings_file(path)
+        except (OSError, ValueError):
+            continue
+        if isinstance(data, dict):
+            documents.append((Withheld(cwd, home)._shown(path) if project else str(path), data, project))
+    if extra_settings is not None:
+        text, where = json_option("--settings", extra_settings, cwd)
+        try:
+            data = load_json(text, "the settings file")
+        except ValueError:
+            data = None
+        if isinstance(data, dict):
+            documents.append((where, data, False))
+    return documents
+
+
 def _flag_settings(value: str, cwd: Path) -> tuple[str, dict[str, Any]]:
     """The source name and permissions of a --settings value: JSON text, or a JSON file's path."""
     text, where = json_option("--settings", value, cwd)

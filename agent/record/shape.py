@@ -43,8 +43,10 @@ def cassette_problem(data: Any) -> str | None:
     if any(not isinstance(run, dict) for run in data.get("tool_runs") or []):
         return "each of `tool_runs` must be a mapping"
     for number, run in enumerate(data.get("tool_runs") or [], 1):
-        problem = _tool_run_problem(run)
-        if problem:
+        if "hook" in run:
+            if problem := _hook_firing_problem(run):
+                return f"tool run {number} (a hook firing): {problem}"
+        elif problem := _tool_run_problem(run):
             return f"tool run {number}: {problem}"
     problem = _setup_problem(data.get("setup") or {})
     return f"the setup's {problem}" if problem else None
@@ -115,6 +117,30 @@ def _tool_run_problem(run: Any) -> str | None:
     if not isinstance(run.get("is_error", False), bool):
         return "`is_error` must be true or false"
     return _approval_problem(run)
+
+
+def _hook_firing_problem(entry: dict) -> str | None:
+    """What is wrong with a recorded hook firing (`agent.record.hook_runs`), or None."""
+    if not isinstance(entry.get("hook"), str):
+        return "`hook` must be the event's name"
+    if entry.get("agent") is not None and not isinstance(entry["agent"], str):
+        return "`agent` must be text"
+    if not isinstance(entry.get("input", {}), dict) or not json_like(entry.get("input", {})):
+        return "`input` must be a mapping of JSON data"
+    runs = entry.get("runs")
+    if not isinstance(runs, list) or not all(isinstance(run, dict) for run in runs):
+        return "`runs` must be a list of mappings"
+    for run in runs:
+        if not isinstance(run.get("command"), str):
+            return "each run's `command` must be text"
+        code = run.get("exit_code")
+        if code is not None and (isinstance(code, bool) or not isinstance(code, int)):
+            return "each run's `exit_code` must be a number (or null: it did not finish)"
+        if not all(isinstance(run.get(key, ""), str) for key in ("stdout", "stderr")):
+            return "each run's `stdout` and `stderr` must be text"
+        if not isinstance(run.get("timed_out", False), bool):
+            return "each run's `timed_out` must be true or false"
+    return None
 
 
 def _approval_problem(run: dict) -> str | None:

@@ -59,6 +59,12 @@ class ToolRuns:
             self.entries.append(entry)
         return result
 
+    def keep(self, entry: dict[str, Any]) -> None:
+        """Keep another entry in run order (a hook firing; recording only)."""
+        if not self.replaying:
+            with self._lock:
+                self.entries.append(entry)
+
     def decided(self, agent: str | None, call_id: str | None, tool: str, arguments: Any, approval: Approval) -> None:
         """Keep an approver's decision about a call that runs nothing here (recording only)."""
         if not self.replaying:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Collection
 
+from agent.hooks.config import read_hooks
 from agent.permissions.trust import how_to_trust
 from agent.skills.arguments import PROJECT_DIR, SKILL_DIR
 from agent.skills.cache import FrontmatterCache
@@ -27,9 +28,9 @@ log = logging.getLogger("agent")
 _ARGUMENT_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
 _HANDLED_KEYS = frozenset({
     "name", "description", "when_to_use", "argument-hint", "arguments", "disable-model-invocation",
-    "user-invocable", "model", "context", "agent", "allowed-tools",
+    "user-invocable", "model", "context", "agent", "allowed-tools", "hooks",
 })
-_UNSUPPORTED_KEYS = frozenset({"effort", "hooks", "paths", "shell", "background", "disallowed-tools"})
+_UNSUPPORTED_KEYS = frozenset({"effort", "paths", "shell", "background", "disallowed-tools"})
 
 
 class SkillError(FrontmatterError):
@@ -54,6 +55,7 @@ class Skill:
     folder: Path = Path()
     source: str = "project"
     declared_name: str = ""
+    hooks: Any = None  # agent.hooks.config.HookSet of its frontmatter (run while it is active), or None
 
     @property
     def path(self) -> Path:
@@ -106,17 +108,21 @@ def discover_skills(cwd: Path, home: Path, cache: FrontmatterCache | None = None
 
 def without_project_grants(skills: list[Skill], cwd: Path, home: Path) -> list[Skill]:
     """`skills` for a workspace that is not trusted: a project skill's `allowed-tools` approve
-    nothing (the repository would be approving its own commands), said in one warning naming the
-    first few (a repository with hundreds of such skills must not flood stderr); user skills keep theirs."""
-    withheld = [skill for skill in skills if skill.source == "project" and skill.allowed_tools]
-    if withheld:
-        names = ", ".join(repr(skill.name) for skill in withheld[:3]) + (
-            f" and {len(withheld) - 3} more" if len(withheld) > 3 else "")
-        where = f" ({withheld[0].path})" if len(withheld) == 1 else ""
-        kind = "the project skill" if len(withheld) == 1 else f"{len(withheld)} project skills"
-        log.warning(f"Ignoring the allowed-tools of {kind} {names}{where}: " + how_to_trust(home, cwd))
-    marked = {id(skill) for skill in withheld}
-    return [replace(skill, allowed_tools=()) if id(skill) in marked else skill for skill in skills]
+    nothing and its `hooks` never run (the repository would be approving, or running, its own
+    commands), each said in one warning naming the first few (a repository with hundreds of such
+    skills must not flood stderr); user skills keep theirs."""
+    for field, what in (("allowed_tools", "allowed-tools"), ("hooks", "hooks")):
+        withheld = [skill for skill in skills if skill.source == "project" and getattr(skill, field)]
+        if withheld:
+            names = ", ".join(repr(skill.name) for skill in withheld[:3]) + (
+                f" and {len(withheld) - 3} more" if len(withheld) > 3 else "")
+            where = f" ({withheld[0].path})" if len(withheld) == 1 else ""
+            kind = "the project skill" if len(withheld) == 1 else f"{len(withheld)} project skills"
+            log.warning(f"Ignoring the {what} of {kind} {names}{where}: " + how_to_trust(home, cwd))
+        marked = {id(skill) for skill in withheld}
+        skills = [replace(skill, **{field: () if field == "allowed_tools" else None}) if id(skill) in marked else skill
+                  for skill in skills]
+    return skills
 
 
 def read_skill(text: str, folder: Path, source: str = "project") -> Skill:
@@ -153,6 +159,7 @@ def skill_from_fields(fields: dict[str, Any], folder: Path, source: str = "proje
         folder=folder,
         source=source,
         declared_name=field_text(fields.get("name")),
+        hooks=read_hooks(fields.get("hooks"), f"the skill {name!r} ({folder / 'SKILL.md'})") or None,
     )
 
 

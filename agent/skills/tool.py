@@ -82,7 +82,10 @@ def _available(offered: dict[str, Skill], searchable: bool) -> str:
 
 def activate_skill(agent, skill: Skill, session) -> None:
     """An inline skill's effect on the conversation that loaded it, for the rest of the run: its
-    `model` (an alias resolved as everywhere) takes over, and its `allowed-tools` need no approval."""
+    `model` (an alias resolved as everywhere) takes over, its `allowed-tools` need no approval, and
+    its `hooks` run with the conversation's own."""
     if skill.model:
         agent.model = resolve_model([skill.model], session.model_aliases, agent.model)
     agent.policy = grant(agent.policy, skill.allowed_rules(str(session.workspace.cwd)))
+    if skill.hooks:
+        agent.hooks = skill.hooks if agent.hooks is None else agent.hooks.plus(skill.hooks)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from agent.permissions.rules import ALIASES as TOOL_ALIASES
 from agent.skills.frontmatter import split_frontmatter
@@ -28,6 +29,7 @@ class AgentDefinition:
     skills: tuple[str, ...] = ()  # skill names whose bodies are preloaded
     source: str = "builtin"  # "builtin" | "user" | "project" | "cli"
     path: Path | None = None
+    hooks: Any = None  # agent.hooks.config.HookSet of its frontmatter (run only while it runs), or None
 
     @property
     def prompt(self) -> str:

@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import logging
 import os
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Collection
 
 from agent.errors import UsageError
+from agent.hooks.config import read_hooks
+from agent.permissions.trust import how_to_trust
 from agent.skills.cache import FrontmatterCache
 from agent.skills.frontmatter import (
     FrontmatterError, field_text, first_line, parse_frontmatter, report_ignored, scalar_text, tool_list, word_list,
@@ -24,11 +27,11 @@ from agent.workspace import json_option, load_json, project_folders
 log = logging.getLogger("agent")
 
 MAX_NAME_LENGTH = 256
-_FILE_FIELDS = frozenset({"name", "description", "tools", "disallowedTools", "model", "maxTurns", "skills"})
+_FILE_FIELDS = frozenset({"name", "description", "tools", "disallowedTools", "model", "maxTurns", "skills", "hooks"})
 _CLI_FIELDS = _FILE_FIELDS - {"name"} | {"prompt"}
 # Claude Code's own agent fields that this agent does not implement (read, reported under --verbose)
 _UNSUPPORTED_FIELDS = frozenset({
-    "permissionMode", "mcpServers", "hooks", "autoCompactWindow", "initialPrompt", "memory", "effort",
+    "permissionMode", "mcpServers", "autoCompactWindow", "initialPrompt", "memory", "effort",
     "background", "omitClaudeMd", "isolation",
 })
 
@@ -110,6 +113,18 @@ def agent_from_fields(fields: dict[str, Any], path: Path, source: str = "project
     return _definition(name, description, prompt, fields, _FILE_FIELDS, source, path)
 
 
+def without_project_hooks(agents: dict[str, AgentDefinition], cwd: Path, home: Path) -> dict[str, AgentDefinition]:
+    """`agents` for a workspace that is not trusted: a project agent's frontmatter `hooks` never
+    run (the repository would be running its own commands), in one warning naming the first few."""
+    withheld = [name for name, definition in agents.items() if definition.source == "project" and definition.hooks]
+    if not withheld:
+        return agents
+    names = ", ".join(repr(name) for name in withheld[:3]) + (f" and {len(withheld) - 3} more" if len(withheld) > 3 else "")
+    kind = "the project agent" if len(withheld) == 1 else f"{len(withheld)} project agents"
+    log.warning(f"Ignoring the hooks of {kind} {names}: " + how_to_trust(home, cwd))
+    return {name: replace(definition, hooks=None) if name in withheld else definition for name, definition in agents.items()}
+
+
 def parse_cli_agents(value: str, cwd: Path | None = None) -> dict[str, AgentDefinition]:
     """The definitions in an --agents value: a JSON object `{"<name>": {"description", "prompt",
     "tools", "disallowedTools", "model", "maxTurns", "skills"}}`, or the path of a JSON file holding
@@ -159,6 +174,7 @@ def _definition(name: str, description: str, prompt: str | None, fields: dict[st
         skills=tuple(skills),
         source=source,
         path=path,
+        hooks=read_hooks(fields.get("hooks"), label) or None,
     )
 
 

@@ -29,6 +29,8 @@ def run_forked_skill(skill: Skill, args: str, session, parent: AgentSpec, append
         exclude_skill=skill.name, granted=skill.allowed_rules(str(session.workspace.cwd)),
         parent_tool_use_id=parent_tool_use_id,
     )
+    if skill.hooks:  # the skill's hooks run while its fork does
+        spec.hooks = skill.hooks.for_subagent().plus(spec.hooks)
     # the body's commands run under the fork's policy: the parent's, plus the skill's allowed-tools
     body = render(skill, args, command_context(session, spec.policy), append_arguments=append_arguments)
     return run_subagent(spec, body, session, f"skill:{skill.name}", f"/{skill.name} ({kind})")

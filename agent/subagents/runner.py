@@ -12,8 +12,9 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from agent.conversation import user_message
+from agent.conversation import user_message, with_blocks
 from agent.errors import ProviderError
+from agent.hooks import events as hooks
 from agent.loop import AgentSpec, Result, run_loop
 from agent.model.pricing import cost_usd
 from agent.model.providers import resolve_model
@@ -71,6 +72,7 @@ def subagent_spec(
         policy=policy,
         observer=parent.observer,
         parent_tool_use_id=parent_tool_use_id,
+        hooks=definition.hooks.for_subagent() if definition.hooks else None,  # active only while it runs
     )
 
 
@@ -84,7 +86,8 @@ def run_subagent(spec: AgentSpec, prompt: str, session, kind: str, description: 
         session.subagent_runs.append(record)
     log.info("subagent %s (depth %d, %s) starts", spec.name, spec.depth, spec.model)
     try:
-        result = run_loop(spec, [user_message(prompt, session.memory)], session)
+        started = hooks.subagent_start(session, spec)  # what its SubagentStart hooks add comes first
+        result = run_loop(spec, [with_blocks(user_message(prompt, session.memory), list(started))], session)
     except ProviderError as exc:
         record.update(subtype="error_during_execution", error=str(exc))
         log.info("subagent %s failed: %s", spec.name, exc)

@@ -3,7 +3,8 @@ and the searches bounded (`reading`: capped lines; `globs`: matching without bac
 `listing`: the files a search sees, within its time limit) and the one place tool calls are
 executed (`execute`).
 
-May import: `conversation`, `errors`, `secrets`. Tools reach the session, the workspace and the running agent
+May import: `conversation`, `errors`, `secrets`, `processes`, `permissions`, and `hooks` (the executor fires
+the tool moments' hooks). Tools reach the session, the workspace and the running agent
 only through the context object they are called with, so nothing here imports a layer above.
 """
 

@@ -5,11 +5,15 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Iterable
 
 from agent.conversation import ToolCall, tool_result
 from agent.errors import AgentError
+from agent.permissions.policy import Decision
+from agent.hooks import events as hooks
+from agent.hooks.inputs import tool_response
 from agent.tools.base import Tool, ToolError
 from agent.tools.shell import redact_secrets
 
@@ -46,7 +50,10 @@ def argument_problem(arguments: dict[str, Any], schema: dict[str, Any]) -> str |
 
 
 def execute(call: ToolCall, tools: dict[str, Tool], context: Any) -> dict[str, Any]:
-    """Run one tool call and return its tool_result block; every failure becomes an error result."""
+    """Run one tool call and return its tool_result block; every failure becomes an error result.
+    The one place a call is decided: its arguments checked, then the PreToolUse hooks (which may
+    deny it, ask about it, approve what would need approval, or replace its input), then the
+    permission policy and the approver; after it ran, the PostToolUse hooks see its result."""
     tool = tools.get(call.name)
     if tool is None:
         available = ", ".join(tools) or "none"
@@ -56,13 +63,32 @@ def execute(call: ToolCall, tools: dict[str, Tool], context: Any) -> dict[str, A
     problem = argument_problem(call.arguments, tool.parameters)
     if problem:
         return _error(call, f"{call.name}: {problem}")
-    refusal, approval = _permission_refusal(call, tool, context)
+    session = getattr(context, "session", None)
+    gate = hooks.pre_tool_use(session, getattr(context, "agent", None), call.id, call.name, call.arguments)
+    if gate.decision == "deny":
+        session.record_denial(call.name, call.id, call.arguments)
+        return _error(call, gate.message)
+    if gate.updated_input is not None:  # judged, run and recorded as the hook changed it
+        call = dataclasses.replace(call, arguments=gate.updated_input)
+        if problem := argument_problem(call.arguments, tool.parameters):
+            return _error(call, f"{call.name}: the input a PreToolUse hook gave does not fit: {problem}")
+    refusal, approval = _permission_refusal(call, tool, context, gate)
     if refusal:
         return _error(call, refusal)
     if "call_id" in getattr(context, "__dataclass_fields__", {}):
         context = dataclasses.replace(context, call_id=call.id)  # so a subagent knows which call started it
-    # recording, the session keeps what the call returned (and the approval that let it run); with
-    # --replay-tools, it answers instead
+    started = time.monotonic()
+    result = _recorded_run(call, tool, context, approval)
+    if getattr(session, "hooks", None) is None:
+        return result
+    response = tool_response(call.name, call.arguments, result.get("content", ""), context.workspace.cwd)
+    return hooks.post_tool_use(session, context.agent, call.id, call.name, call.arguments, result, response,
+                               int((time.monotonic() - started) * 1000))
+
+
+def _recorded_run(call: ToolCall, tool: Tool, context: Any, approval: Any) -> dict[str, Any]:
+    """Run the call; recording, the session keeps what it returned (and the approval that let it
+    run); with --replay-tools, it answers instead."""
     tool_runs = getattr(getattr(context, "session", None), "tool_runs", None)
     if tool_runs is not None and not tool.delegates:
         return tool_runs(context.agent.name, call.id, call.name, call.arguments, lambda: _run(call, tool, context),
@@ -85,26 +111,40 @@ def _run(call: ToolCall, tool: Tool, context: Any) -> dict[str, Any]:
     return tool_result(call.id, redact_secrets(output))
 
 
-def _permission_refusal(call: ToolCall, tool: Tool, context: Any) -> tuple[str | None, Any]:
+def _permission_refusal(call: ToolCall, tool: Tool, context: Any, gate: Any = None) -> tuple[str | None, Any]:
     """Why the running agent's permission policy refuses this call (None when it may run), and
     the approval that let it run when one was asked. A call that needs approval (or matches an ask
-    rule, or changes a sensitive file) is put to the session's `approver` when it has one
-    (`approver(agent, call_id, tool, arguments)`: the person in interactive mode, a replay's
-    recorded answers): once, always (its rule is added for the rest of the session), or no. With no
-    approver, or no answer (a replay whose recording was not asked), nobody can be asked, as in -p
-    mode, and such a call is refused."""
+    rule, or changes a sensitive file, or a PreToolUse hook asks about) is put to the session's
+    `approver` when it has one (`approver(agent, call_id, tool, arguments)`: the person in
+    interactive mode, a replay's recorded answers): once, always (its rule is added for the rest of
+    the session), or no. With no approver, or no answer (a replay whose recording was not asked),
+    nobody can be asked, as in -p mode, and such a call is refused. A hook's allow stands in for
+    the approval a call needs, never for a deny or an ask rule, a sensitive file or a command the
+    analysis cannot be sure of."""
     policy = getattr(getattr(context, "agent", None), "policy", None)
-    if policy is None:
+    hook_says = getattr(gate, "decision", None)
+    if policy is None and hook_says != "ask":
         return None, None
     session = context.session
-    if session.approved:
-        policy = policy.with_allowed(session.approved)
-    decision = policy.check(call.name, call.arguments, tool.read_only)
+    if policy is None:
+        decision = _HOOK_ASKS
+    else:
+        if session.approved:
+            policy = policy.with_allowed(session.approved)
+        decision = policy.check(call.name, call.arguments, tool.read_only)
+    if decision.allowed and hook_says == "ask":
+        decision = dataclasses.replace(_HOOK_ASKS, reason=gate.message)
+    elif not decision.allowed and decision.kind == "approval" and hook_says in ("allow", "ask"):
+        if hook_says == "allow":
+            log.info("tool %s %s: approved by a PreToolUse hook", call.name, _brief(call.arguments))
+            return None, None
+        decision = dataclasses.replace(_HOOK_ASKS, reason=gate.message)
     if decision.allowed:
         return None, None
     approver = getattr(session, "approver", None)
     approval = None
     if approver is not None and decision.kind in ("approval", "ask", "could_ask", "sensitive", "uncertain"):
+        hooks.notification(session, context.agent, f"Claude needs your permission to use {call.name}", "permission_prompt")
         approval = approver(context.agent.name, call.id, call.name, call.arguments)
     if approval is not None:
         if approval.answer == "always":
@@ -118,6 +158,10 @@ def _permission_refusal(call: ToolCall, tool: Tool, context: Any) -> tuple[str |
         return f"The user did not allow this {call.name} call. Do not try it again; ask the user or do something else.", None
     session.record_denial(call.name, call.id, call.arguments)
     return decision.reason, None
+
+
+# A call a PreToolUse hook asks about: asked like an ask rule's, refused with the hook's reason in -p.
+_HOOK_ASKS = Decision(False, "", "ask")
 
 
 def _approve_always(call: ToolCall, decision: Any, session: Any) -> None:

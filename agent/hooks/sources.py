@@ -1,0 +1,37 @@
+"""Where a session's hooks come from: the `hooks` of `~/.claude/settings.json`, the project's
+`.claude/settings.json` and `.claude/settings.local.json`, and --settings, in that order (all of
+them run; none replaces another). A repository cannot make the agent run its commands: the
+project's own hooks run only in a trusted workspace (one warning otherwise, as for its other
+grants). `disableAllHooks: true` in any of the files turns every hook off, frontmatter ones too."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Collection
+
+from agent.hooks.config import HookSet, read_hooks
+from agent.permissions.settings import settings_documents
+from agent.permissions.trust import ignored
+
+log = logging.getLogger("agent")
+
+
+def settings_hooks(cwd: Path, home: Path, sources: Collection[str], extra_settings: str | None,
+                   trusted: bool) -> HookSet | None:
+    """The hooks the settings files configure; None when one of them disables all hooks."""
+    hooks, withheld = HookSet(), {}
+    documents = settings_documents(cwd, home, sources, extra_settings)
+    for where, data, project in documents:
+        if data.get("disableAllHooks") is True:
+            log.info("hooks are off: disableAllHooks is set in %s", where)
+            return None
+    for where, data, project in documents:
+        found = read_hooks(data.get("hooks"), where)
+        if found and project and not trusted:
+            withheld[where] = found.count()
+            continue
+        hooks = hooks.plus(found)
+    if withheld:
+        log.warning("%s", ignored(sum(withheld.values()), "hook", withheld, home, cwd))
+    return hooks
