@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from scripted_model import call, text
 
 
-def hooks_settings(agent, hooks: dict, where: str = "user") -> None:
-    """Settings with `hooks` (bypass mode kept, as the harness's default settings have it)."""
-    agent.settings({"permissions": {"defaultMode": "bypassPermissions"}, "hooks": hooks}, where=where)
+def hooks_settings(agent, hooks: dict, where: str = "user", permissions: dict | None = None) -> None:
+    """Settings with `hooks` (bypass mode kept, as the harness's default settings have it, unless
+    `permissions` are given)."""
+    agent.settings({"permissions": permissions or {"defaultMode": "bypassPermissions"}, "hooks": hooks}, where=where)
 
 
 def command_hook(command: str, matcher: str = "", **extra) -> list:
@@ -56,3 +59,101 @@ def test_session_start_and_prompt_hooks_add_context_before_the_prompt(agent):
     started = "<system-reminder>\nSessionStart:startup hook success: branch main is green\n</system-reminder>"
     submitted = "<system-reminder>\nUserPromptSubmit hook success: remember the style guide\n</system-reminder>"
     assert first.startswith(started) and first.index(submitted) > 0 and first.endswith("Hello.")
+
+
+def hook_script(agent, name: str, body: str) -> str:
+    """An executable bash script under .claude/hooks/; the command that runs it."""
+    agent.write(f".claude/hooks/{name}", "#!/bin/bash\n" + body, mode=0o755)
+    return f".claude/hooks/{name}"
+
+
+def last_tool_result(payload: dict) -> str:
+    """The text of the last tool result a request sends, on either wire."""
+    last = payload["messages"][-1]
+    if last["role"] == "tool":
+        return last["content"]
+    block = [b for b in last["content"] if b.get("type") == "tool_result"][-1]
+    return block["content"] if isinstance(block["content"], str) else message_text(block)
+
+
+def seen_inputs(agent, name: str = "inputs.jsonl") -> list[dict]:
+    """The stdin JSON of each run of a hook that appended it to `name` (see LOG_INPUT)."""
+    path = agent.workspace / name
+    return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+
+
+LOG_INPUT = "{ cat; echo; } >> inputs.jsonl"  # a hook keeping what it read, one JSON a line
+
+
+@pytest.mark.parametrize("answer, note", [
+    ("""echo '{"decision": "block", "reason": "lint failed"}'""",
+     'PostToolUse:Bash hook blocking error from command: "{cmd}": lint failed'),
+    ("echo 'lint failed' >&2; exit 2", 'PostToolUse:Bash hook blocking error from command: "{cmd}": [{cmd}]: lint failed\n'),
+    ("""echo '{"hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": "3 files changed"}}'""",
+     "PostToolUse:Bash hook additional context: 3 files changed"),
+], ids=["block", "exit-2", "context"])
+def test_post_tool_use_answers_are_appended_to_the_tool_result(agent, answer, note):
+    hooks_settings(agent, {"PostToolUse": command_hook(answer, "Bash")})
+    agent.script(call("Bash", command="echo out1"), text("noted"))
+    run = agent.run("Run it.")
+    assert run.exit_code == 0 and run.stdout.strip() == "noted"
+    sent = last_tool_result(run.payloads[1])
+    assert sent.endswith("out1\n\n<system-reminder>\n" + note.format(cmd=answer) + "\n</system-reminder>")
+
+
+def test_plain_stdout_of_tool_hooks_never_reaches_the_model(agent):
+    hooks_settings(agent, {"PreToolUse": command_hook("echo PRE-PLAIN"), "PostToolUse": command_hook("echo POST-PLAIN"),
+                           "PostToolUseFailure": command_hook("echo FAIL-PLAIN")})
+    agent.script(call("Bash", command="echo out1"), call("Read", file_path="missing.txt"), text("done"))
+    run = agent.run("Run it.")
+    assert run.stdout.strip() == "done"
+    assert not any(word in "".join(run.bodies) for word in ("PRE-PLAIN", "POST-PLAIN", "FAIL-PLAIN"))
+
+
+FORMATTER = """#!/usr/bin/env python3
+import json, sys
+path = json.load(sys.stdin)["tool_input"]["file_path"]
+lines = open(path).read().split("\\n")
+open(path, "w").write("\\n".join(line.rstrip().replace("\\t", "    ") for line in lines))
+"""
+
+
+def test_a_format_on_save_hook_rewrites_what_write_and_edit_wrote(agent):
+    agent.write(".claude/hooks/format.py", FORMATTER, mode=0o755)
+    hooks_settings(agent, {"PostToolUse": command_hook('"$CLAUDE_PROJECT_DIR"/.claude/hooks/format.py', "Edit|Write")})
+    agent.script(call("Write", file_path="app.py", content="def f():   \n\treturn 1  \n"),
+                 call("Edit", file_path="app.py", old_string="return 1", new_string="return 2\t"), text("done"))
+    run = agent.run("Write app.py.")
+    assert run.exit_code == 0
+    assert (agent.workspace / "app.py").read_text() == "def f():\n    return 2\n"
+
+
+def test_post_tool_use_reads_the_tool_response_of_bash_and_write(agent):
+    hooks_settings(agent, {"PostToolUse": command_hook(LOG_INPUT)})
+    agent.script(call("Bash", command="echo hi; echo oops >&2"), call("Write", file_path="new.txt", content="fresh\n"),
+                 text("done"))
+    agent.run("Go.")
+    bash, write = seen_inputs(agent)
+    assert bash["hook_event_name"] == "PostToolUse" and bash["tool_name"] == "Bash"
+    assert bash["tool_response"] == {"stdout": "hi", "stderr": "oops", "interrupted": False, "isImage": False,
+                                     "noOutputExpected": False}
+    assert write["tool_input"] == {"file_path": "new.txt", "content": "fresh\n"}
+    assert write["tool_response"] == {"type": "create", "filePath": str(agent.workspace / "new.txt"),
+                                      "content": "fresh\n", "structuredPatch": [], "originalFile": None,
+                                      "userModified": False}
+    assert {"session_id", "transcript_path", "cwd", "permission_mode", "tool_use_id", "duration_ms"} <= set(bash)
+
+
+def test_a_failed_call_fires_post_tool_use_failure_instead(agent):
+    context = """echo '{"hookSpecificOutput": {"hookEventName": "PostToolUseFailure", "additionalContext": "see the docs"}}'"""
+    hooks_settings(agent, {"PostToolUse": command_hook(LOG_INPUT, "*"),
+                           "PostToolUseFailure": command_hook(LOG_INPUT + "; " + context, "*")})
+    agent.script(call("Bash", command="echo partial; exit 3"), call("Read", file_path="missing.txt"), text("done"))
+    run = agent.run("Go.")
+    bash, read = seen_inputs(agent)
+    assert [bash["hook_event_name"], read["hook_event_name"]] == ["PostToolUseFailure"] * 2
+    assert "tool_response" not in bash and bash["is_interrupt"] is False and read["is_interrupt"] is False
+    assert "partial" in bash["error"] and "3" in bash["error"]
+    note = "\n\n<system-reminder>\nPostToolUseFailure:{} hook additional context: see the docs\n</system-reminder>"
+    assert last_tool_result(run.payloads[1]) == bash["error"] + note.format("Bash")
+    assert last_tool_result(run.payloads[2]).endswith(read["error"] + note.format("Read"))

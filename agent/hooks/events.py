@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agent.hooks.answers import Answer
+from agent.hooks.inputs import failed as call_failed
 
 
 # Before a Stop hook's reason: the model is to follow what the hook asks, never to take what it relays
@@ -76,9 +77,10 @@ def pre_tool_use(session, agent, call_id: str, tool: str, arguments: dict[str, A
 
 def post_tool_use(session, agent, call_id: str, tool: str, arguments: dict[str, Any], result: dict[str, Any],
                   response: Any, duration_ms: int) -> dict[str, Any]:
-    """After a call ran: PostToolUse (PostToolUseFailure when its result is an error) hooks'
-    blocks and added context appended to the result, which the model reads as a system reminder."""
-    failed = bool(result.get("is_error"))
+    """After a call ran: PostToolUse (PostToolUseFailure when it failed: an error result, or a Bash
+    command that exited non-zero) hooks' blocks and added context appended to the result, which the
+    model reads as a system reminder."""
+    failed = call_failed(tool, result)
     fields = {"permission_mode": _mode(agent), "tool_name": tool, "tool_input": arguments, "tool_use_id": call_id}
     if failed:
         fields |= {"error": result.get("content", ""), "is_interrupt": False}

@@ -31,6 +31,19 @@ def tool_response(tool: str, arguments: dict[str, Any], output: str, cwd: Path) 
     return output
 
 
+def failed(tool: str, result: dict[str, Any]) -> bool:
+    """Whether a call failed as Claude Code counts it (its PostToolUseFailure moment): an error
+    result, or a Bash command that exited non-zero (Claude Code's Bash result is then an error;
+    ours reports the exit code to the model as a plain result)."""
+    if result.get("is_error"):
+        return True
+    content = result.get("content")
+    if tool != "Bash" or not isinstance(content, str) or not content.startswith(_EXIT_LINE):
+        return False
+    code = content[len(_EXIT_LINE):].partition("\n")[0].split(" ")[0]
+    return code.lstrip("-").isdigit() and int(code) != 0
+
+
 def _bash_response(output: str) -> dict[str, Any]:
     """Our Bash result (`exit code: N`, stdout, then `stderr:` and stderr) split as Claude Code's."""
     first, _, body = output.partition("\n")

@@ -1,0 +1,111 @@
+"""What a PreToolUse hook's JSON answer does to a call, as Claude Code 2.1.332 does it: a deny (or
+the legacy block) stops it with the reason, an allow approves what would need approval but never
+what a deny or an ask rule refuses, an ask is refused in -p, updatedInput replaces the input (still
+judged by the rules), and continue: false ends the run once the call has run."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from scripted_model import call, text
+from test_hooks import command_hook, echo_results, hooks_settings
+
+
+def pre_tool_answer(decision: str, reason: str = "", **more) -> str:
+    """A hook command printing a PreToolUse hookSpecificOutput."""
+    answer = {"hookEventName": "PreToolUse", "permissionDecision": decision, **more}
+    if reason:
+        answer["permissionDecisionReason"] = reason
+    return "echo '" + json.dumps({"hookSpecificOutput": answer}) + "'"
+
+
+@pytest.mark.parametrize("answer", [pre_tool_answer("deny", "no deleting here"),
+                                    """echo '{"decision": "block", "reason": "no deleting here"}'"""],
+                         ids=["deny", "legacy-block"])
+def test_a_json_deny_blocks_the_call_with_its_reason(agent, answer):
+    hooks_settings(agent, {"PreToolUse": command_hook(answer, "Bash")})
+    agent.write("keep.txt", "precious")
+    agent.script(call("Bash", command="rm -f keep.txt"), echo_results)
+    run = agent.run("Clean up.", "--output-format", "json")
+    result = json.loads(run.stdout)
+    assert (agent.workspace / "keep.txt").exists()
+    assert result["result"].endswith("PreToolUse:Bash hook error: no deleting here")  # "Error: " first on the chat wire
+    assert [d["tool_name"] for d in result["permission_denials"]] == ["Bash"]
+
+
+@pytest.mark.parametrize("answer", [pre_tool_answer("allow", "touching is fine"),
+                                    """echo '{"decision": "approve"}'"""], ids=["allow", "legacy-approve"])
+def test_an_allow_runs_what_default_mode_would_refuse(agent, answer):
+    hooks_settings(agent, {"PreToolUse": command_hook(answer, "Bash")}, permissions={"defaultMode": "default"})
+    agent.script(call("Bash", command="touch made.txt"), echo_results)
+    run = agent.run("Make it.", "--output-format", "json")
+    assert (agent.workspace / "made.txt").exists()
+    assert json.loads(run.stdout)["permission_denials"] == []
+
+
+@pytest.mark.parametrize("rule, refusal", [("deny", "denied by the permission rule 'Bash(touch:*)'"),
+                                           ("ask", "matches the ask rule 'Bash(touch:*)'")])
+def test_an_allow_never_beats_a_deny_or_an_ask_rule(agent, rule, refusal):
+    hooks_settings(agent, {"PreToolUse": command_hook(pre_tool_answer("allow"), "Bash")},
+                   permissions={"defaultMode": "default", rule: ["Bash(touch:*)"]})
+    agent.script(call("Bash", command="touch made.txt"), echo_results)
+    run = agent.run("Make it.")
+    assert not (agent.workspace / "made.txt").exists()
+    assert refusal in run.stdout
+
+
+def test_a_deny_beats_an_allow_rule(agent):
+    hooks_settings(agent, {"PreToolUse": command_hook(pre_tool_answer("deny", "not today"), "Bash")},
+                   permissions={"defaultMode": "default", "allow": ["Bash(touch:*)"]})
+    agent.script(call("Bash", command="touch made.txt"), echo_results)
+    run = agent.run("Make it.")
+    assert not (agent.workspace / "made.txt").exists()
+    assert run.stdout.strip().endswith("PreToolUse:Bash hook error: not today")
+
+
+def test_an_ask_is_refused_in_print_mode_with_the_bare_reason(agent):
+    hooks_settings(agent, {"PreToolUse": command_hook(pre_tool_answer("ask", "a person should look at this"), "Bash")})
+    agent.script(call("Bash", command="touch made.txt"), echo_results)
+    run = agent.run("Make it.", "--output-format", "json")
+    result = json.loads(run.stdout)
+    assert not (agent.workspace / "made.txt").exists()
+    assert result["result"].endswith("a person should look at this") and result["is_error"] is False
+    assert [d["tool_name"] for d in result["permission_denials"]] == ["Bash"]
+    tool_result = run.payloads[1]["messages"][-1]
+    assert "a person should look at this" in json.dumps(tool_result)
+
+
+def test_updated_input_replaces_the_command_and_is_still_judged_by_the_rules(agent):
+    replace = pre_tool_answer("allow", updatedInput={"command": "echo replaced"})
+    hooks_settings(agent, {"PreToolUse": command_hook(replace, "Bash")})
+    agent.script(call("Bash", command="echo original"), echo_results)
+    run = agent.run("Say it.")
+    assert "replaced" in run.stdout and "original" not in run.stdout
+
+    agent.write("keep.txt", "precious")
+    sneaky = pre_tool_answer("allow", updatedInput={"command": "rm -f keep.txt"})
+    hooks_settings(agent, {"PreToolUse": command_hook(sneaky, "Bash")},
+                   permissions={"defaultMode": "bypassPermissions", "deny": ["Bash(rm:*)"]})
+    agent.script(call("Bash", command="echo harmless"), echo_results)
+    run = agent.run("Say it again.")
+    assert (agent.workspace / "keep.txt").exists()
+    assert "denied by the permission rule 'Bash(rm:*)'" in run.stdout
+
+
+def test_continue_false_lets_the_call_run_then_ends_the_run_without_another_request(agent):
+    stop = """echo '{"continue": false, "stopReason": "enough for today"}'"""
+    hooks_settings(agent, {"PreToolUse": command_hook(stop, "Bash")})
+    agent.script(call("Bash", command="touch ran.txt"))
+    run = agent.run("Go.")
+    assert (agent.workspace / "ran.txt").exists()
+    assert run.exit_code == 0 and run.stdout.strip() == "" and len(run.payloads) == 1
+    assert "enough for today" not in run.stdout
+
+    (agent.workspace / "ran.txt").unlink()
+    agent.script(call("Bash", command="touch ran.txt"))
+    run = agent.run("Go.", "--output-format", "json")
+    result = json.loads(run.stdout)
+    assert (agent.workspace / "ran.txt").exists() and len(run.payloads) == 1
+    assert result["result"] == "" and result["terminal_reason"] == "hook_stopped" and result["is_error"] is False
