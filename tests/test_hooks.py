@@ -3,10 +3,12 @@ on stdin, and what they answer reaches the model (or stops a call) in Claude Cod
 
 from __future__ import annotations
 
+import io
 import json
 
 import pytest
 
+from agent import cli
 from scripted_model import call, text
 
 
@@ -157,3 +159,80 @@ def test_a_failed_call_fires_post_tool_use_failure_instead(agent):
     note = "\n\n<system-reminder>\nPostToolUseFailure:{} hook additional context: see the docs\n</system-reminder>"
     assert last_tool_result(run.payloads[1]) == bash["error"] + note.format("Bash")
     assert last_tool_result(run.payloads[2]).endswith(read["error"] + note.format("Read"))
+
+
+def test_prompt_hook_context_goes_before_the_prompt(agent):
+    context = """echo '{"hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": "ticket 42"}}'"""
+    hooks_settings(agent, {"UserPromptSubmit": command_hook(LOG_INPUT + "; " + context)})
+    agent.script(text("ok"))
+    run = agent.run("Hello.")
+    first = message_text(run.payloads[0]["messages"][-1])
+    assert "<system-reminder>\nUserPromptSubmit hook additional context: ticket 42\n</system-reminder>" in first
+    assert first.endswith("Hello.")
+    [seen] = seen_inputs(agent)
+    assert seen["prompt"] == "Hello." and seen["hook_event_name"] == "UserPromptSubmit" and "permission_mode" in seen
+
+
+@pytest.mark.parametrize("answer, reason", [
+    ("""echo '{"decision": "block", "reason": "no secrets in prompts"}'""", "no secrets in prompts"),
+    ("echo 'no secrets in prompts' >&2; exit 2", "[{cmd}]: no secrets in prompts\n"),
+], ids=["json", "exit-2"])
+def test_a_blocked_prompt_sends_no_request_and_says_why(agent, capsys, answer, reason):
+    # No request means no cassette to record or replay (a cassette holds at least one exchange), so
+    # the agent runs without one: a request would fail (nothing listens at the base URL in replay,
+    # and the scripted model would see it when recording).
+    hooks_settings(agent, {"UserPromptSubmit": command_hook(LOG_INPUT + "; " + answer)})
+    capsys.readouterr()
+    code = cli.main(["-p", "My password is hunter2."], stdin=io.BytesIO(b""))
+    out = capsys.readouterr().out
+    blocked = f"UserPromptSubmit operation blocked by hook:\n{reason.format(cmd=LOG_INPUT + '; ' + answer)}"
+    assert code == 0 and out == blocked + "\n\nOriginal prompt: My password is hunter2.\n"
+    assert [seen["prompt"] for seen in seen_inputs(agent)] == ["My password is hunter2."]
+    assert agent.model is None or agent.model.requests == []
+
+
+def test_session_start_hooks_match_their_source(agent):
+    context = """echo '{"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": "fresh start"}}'"""
+    hooks_settings(agent, {"SessionStart": command_hook(LOG_INPUT + "; " + context, "startup")
+                           + command_hook(LOG_INPUT + "; echo resumed work", "resume")})
+    agent.script(text("first"))
+    run = agent.run("Hello.", "--output-format", "json")
+    first = message_text(run.payloads[0]["messages"][-1])
+    assert first.startswith("<system-reminder>\nSessionStart hook additional context: fresh start\n</system-reminder>")
+    agent.script(text("second"))
+    run = agent.run("Again.", "--resume", json.loads(run.stdout)["session_id"])
+    latest = message_text(run.payloads[0]["messages"][-1])
+    assert "SessionStart:resume hook success: resumed work" in latest and "fresh start" not in latest
+    assert [seen["source"] for seen in seen_inputs(agent)] == ["startup", "resume"]
+    assert all("permission_mode" not in seen and "prompt_id" not in seen for seen in seen_inputs(agent))
+
+
+BLOCK_ONCE = LOG_INPUT + """; if [ ! -e stopped-once ]; then touch stopped-once; {answer}; fi"""
+
+
+@pytest.mark.parametrize("answer, feedback", [
+    ("""echo '{"decision": "block", "reason": "run the tests first"}'""", "run the tests first"),
+    ("echo 'run the tests first' >&2; exit 2", "[{cmd}]: run the tests first\n"),
+], ids=["json", "exit-2"])
+def test_a_stop_hook_that_blocks_makes_the_model_go_on(agent, answer, feedback):
+    command = BLOCK_ONCE.replace("{answer}", answer)
+    hooks_settings(agent, {"Stop": command_hook(command)})
+    agent.script(text("first answer"), text("second answer"))
+    run = agent.run("Finish.")
+    assert run.exit_code == 0 and run.stdout == "second answer\n"
+    told = run.payloads[1]["messages"][-1]
+    reason = feedback.format(cmd=command)
+    assert f"<system-reminder>\nStop hook blocking error from command: \"{command}\": {reason}\n</system-reminder>" in message_text(told)
+    assert message_text(told).endswith(f"Stop hook feedback:\n{reason}\n</system-reminder>")
+    first, second = seen_inputs(agent)
+    assert (first["stop_hook_active"], second["stop_hook_active"]) == (False, True)
+    assert (first["last_assistant_message"], second["last_assistant_message"]) == ("first answer", "second answer")
+
+
+def test_session_end_runs_when_a_print_run_ends(agent):
+    hooks_settings(agent, {"SessionEnd": command_hook(LOG_INPUT)})
+    agent.script(text("bye"))
+    run = agent.run("Hello.")
+    assert run.stdout == "bye\n"
+    [seen] = seen_inputs(agent)
+    assert seen["hook_event_name"] == "SessionEnd" and seen["reason"] == "other"
