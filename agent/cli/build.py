@@ -200,14 +200,17 @@ def session_hooks(args: argparse.Namespace, session, home: Path, sources, truste
     """The hooks engine of a session: its settings' hooks and its agents' and skills' frontmatter
     ones (the project's only in a trusted workspace), recorded or replayed through `runs`; None
     when nothing could fire (no hook configured, none recorded, or disableAllHooks)."""
+    from agent.hooks.config import HookSet
     from agent.hooks.engine import Hooks
     from agent.hooks.sources import settings_hooks
     from agent.transcripts import project_folder
 
     cwd = session.workspace.cwd
     configured = settings_hooks(cwd, home, sources, args.settings, trusted)
-    if configured is None:  # disableAllHooks
-        return None
+    if configured is None:  # disableAllHooks: nothing runs, but a replay still answers (or misses) the recorded firings
+        if not getattr(runs, "holds_firings", False):
+            return None
+        configured, runs.off = HookSet(), True
     scoped = any(s.hooks for s in session.skills.values()) or any(a.hooks for a in session.agents.values())
     if not (configured or scoped or getattr(runs, "holds_firings", False)):
         return None

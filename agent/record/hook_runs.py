@@ -30,6 +30,13 @@ from typing import Any, Callable
 from agent.errors import ReplayMismatch
 
 Runs = list[tuple[str, dict[str, Any]]]
+# What an answer changes (agent.hooks.answers.Answer.effect), in the order a drift names the first
+# difference, with the words it uses.
+EFFECT_FIELDS = {"block": "block", "decision": "permission decision", "reason": "reason",
+                 "updated_input": "changed input", "context": "added context", "plain": "output given as context",
+                 "stop": "stop (continue: false)", "system_message": "systemMessage"}
+# The input field that names what a moment is about, as Claude Code's hook names say it.
+SUBJECT_FIELDS = ("tool_name", "source", "agent_type", "notification_type", "trigger", "reason")
 
 
 def is_hook_entry(entry: Any) -> bool:
@@ -44,12 +51,15 @@ def _key(agent: Any, event: str, hook_input: Any) -> tuple:
 
 class HookRuns:
     """Recording into `sink` (the run's ToolRuns, so firings and tool runs keep their order), or
-    replaying the firings among a cassette's `entries`: `answering` (--replay-tools) or checking."""
+    replaying the firings among a cassette's `entries`: `answering` (--replay-tools) or checking.
+    `off` (hooks turned off where the replay runs: disableAllHooks) runs nothing, so a recorded
+    effect is missed, and said to be."""
 
     def __init__(self, sink: Any = None, entries: list[Any] | None = None, answering: bool = False, path: str = ""):
         self.sink = sink
         self.answering = answering
         self.path = path
+        self.off = False
         self._lock = threading.Lock()
         self._recorded: dict[tuple, deque] = defaultdict(deque)
         for entry in entries or []:
@@ -75,11 +85,22 @@ class HookRuns:
         recorded_runs = _runs_of(recorded)
         if self.answering:
             return recorded_runs
-        runs = run_all() if commands else []
+        runs = run_all() if commands and not self.off else []
         now, then = effects(runs), effects(recorded_runs)
         if now != then:
-            raise ReplayMismatch(_drift(event, agent, self.path, then, now))
+            ran = [] if self.off else commands
+            raise ReplayMismatch(_drift(moment(event, hook_input), agent, self.path, then, now, ran, self.off))
         return runs
+
+
+def moment(event: str, hook_input: Any) -> str:
+    """The event as Claude Code names a hook's moment: `PreToolUse:Bash`, `SessionStart:startup`,
+    `SubagentStop:reviewer`, or the event alone."""
+    fields = hook_input if isinstance(hook_input, dict) else {}
+    for key in SUBJECT_FIELDS:
+        if isinstance(fields.get(key), str) and fields[key]:
+            return f"{event}:{fields[key]}"
+    return event
 
 
 def _kept(entry: dict[str, Any]) -> dict[str, Any]:
@@ -93,22 +114,32 @@ def _runs_of(entry: Any) -> Runs:
     return [(run["command"], run) for run in entry["runs"] if isinstance(run, dict) and isinstance(run.get("command"), str)]
 
 
-def _drift(event: str, agent: str, path: str, then: list[dict[str, Any]], now: list[dict[str, Any]]) -> str:
+def _drift(name: str, agent: str, path: str, then: list[dict[str, Any]], now: list[dict[str, Any]],
+           ran: list[str], off: bool) -> str:
+    """The first hook whose effect differs, named as a request difference is: where, the field,
+    recorded and now."""
     who = "" if agent == "main" else f" of {agent}"
-    for index in range(max(len(then), len(now))):
-        old = then[index] if index < len(then) else None
-        new = now[index] if index < len(now) else None
-        if old != new:
-            command = (new or old)["command"]
-            field = next((key for key in sorted({*(old or {}), *(new or {})}) if (old or {}).get(key) != (new or {}).get(key)), "")
-            return (f"the {event} hook{who} [{command}] differs from the cassette {path}: its {field or 'effect'} "
-                    f"was {_shown((old or {}).get(field))}, now {_shown((new or {}).get(field))} (re-record the "
-                    "cassette if the change is intended)")
-    return f"the {event} hook{who} differs from the cassette {path}"
+    recorded = {effect["command"]: effect for effect in then}
+    current = {effect["command"]: effect for effect in now}
+    command = next((c for c in [*recorded, *current] if recorded.get(c) != current.get(c)), None)
+    if command is None:  # the same effects in another order
+        return f"the {name} hook{who} answers differ from the cassette {path} in their order"
+    old, new = recorded.get(command, {}), current.get(command, {})
+    field = next(key for key in [*EFFECT_FIELDS, *sorted({*old, *new})] if old.get(key) != new.get(key))
+    words = EFFECT_FIELDS.get(field, field)
+    if command not in ran and command in recorded:
+        why = "hooks are off here (disableAllHooks)" if off else "it is not configured here now"
+        change = f"it did not run ({why}); its {words} was recorded as {_shown(old.get(field), command)}"
+    else:
+        change = f"its {words}: recorded {_shown(old.get(field), command)}, now {_shown(new.get(field), command)}"
+    return (f"the {name} hook{who} [{command}] differs from the cassette {path}: {change} "
+            "(re-record the cassette if the change is intended)")
 
 
-def _shown(value: Any) -> str:
+def _shown(value: Any, command: str) -> str:
     if value is None:
-        return "nothing"
+        return "none"
+    if isinstance(value, str):
+        value = value.removeprefix(f"[{command}]: ")  # a block's reason repeats the command
     text = json.dumps(value, ensure_ascii=False)
     return text if len(text) <= 200 else text[:200] + "..."
