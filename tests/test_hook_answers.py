@@ -109,3 +109,34 @@ def test_continue_false_lets_the_call_run_then_ends_the_run_without_another_requ
     result = json.loads(run.stdout)
     assert (agent.workspace / "ran.txt").exists() and len(run.payloads) == 1
     assert result["result"] == "" and result["terminal_reason"] == "hook_stopped" and result["is_error"] is False
+
+
+def test_hooks_that_fail_to_run_or_exit_1_are_non_blocking_and_shown_under_verbose(agent):
+    agent.write(".claude/hooks/not-executable.sh", "#!/bin/bash\necho NOT-EXEC-OUT\n", mode=0o644)
+    broken = [".claude/hooks/missing.sh", ".claude/hooks/not-executable.sh", "echo EXIT-ONE-OUT; echo EXIT-ONE-ERR >&2; exit 1"]
+    hooks_settings(agent, {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": c} for c in broken]}],
+                           "PostToolUse": command_hook(broken[2], "Bash")})
+    agent.script(call("Bash", command="touch ran.txt"), text("done"))
+    run = agent.run("Go.", "--verbose")
+    assert run.exit_code == 0 and (agent.workspace / "ran.txt").exists()
+    sent = "".join(run.bodies)
+    assert not any(word in sent for word in ("NOT-EXEC", "EXIT-ONE", "missing.sh", "not-executable.sh"))
+    for command, code in zip(broken, ("exit 127", "exit 126", "exit 1")):
+        assert any(f"[{command}]: {code}" in line and "non-blocking error" in line for line in run.stderr.splitlines())
+
+
+def test_a_hook_past_its_timeout_is_abandoned_and_the_call_runs(agent):
+    hooks_settings(agent, {"PreToolUse": command_hook("""sleep 5; echo '{"decision": "block", "reason": "too late"}'""",
+                                                      "Bash", timeout=1)})
+    agent.script(call("Bash", command="touch ran.txt"), echo_results)
+    run = agent.run("Go.")
+    assert (agent.workspace / "ran.txt").exists() and "too late" not in run.stdout
+    assert "hook PreToolUse:Bash [sleep 5; echo" in run.stderr and "timed out after 1 s" in run.stderr
+
+
+def test_a_system_message_is_for_the_user_never_the_model(agent):
+    hooks_settings(agent, {"PreToolUse": command_hook("""echo '{"systemMessage": "backups are off today"}'""", "Bash")})
+    agent.script(call("Bash", command="echo hi"), text("done"))
+    run = agent.run("Go.")
+    assert run.stdout == "done\n" and "backups are off today" in run.stderr
+    assert "backups are off today" not in "".join(run.bodies)
