@@ -109,6 +109,7 @@ def build_session(args: argparse.Namespace, environment: Environment, observer=N
     from agent.cli.replay import check_model, replay_provider
     from agent.cli.sources import home_content_warning, setting_sources
     from agent.cli.trust import replay_trust
+    from agent.hooks.sources import project_hooks
     from agent.memory import load_memory, memory_block
     from agent.model.client import ModelClient
     from agent.model.limits import Limits
@@ -148,12 +149,13 @@ def build_session(args: argparse.Namespace, environment: Environment, observer=N
     trusted = own_trust(args, environment, cwd, home) if trusted is None else trusted
     if recorded:
         trusted = replay_trust(recorded.setup, trusted, getattr(args, "cassette_grants", False))
+    agents = discover_agents(cwd, home, args.agents, cache, sources)
     if not trusted and confirm_trust is not None and (
-            project_grants(cwd, policy_sources) or any(s.source == "project" and s.allowed_tools for s in found)):
+            project_grants(cwd, policy_sources) or any(s.source == "project" and s.allowed_tools for s in found)
+            or project_hooks(cwd, home, policy_sources, found, agents.values())):
         trusted = confirm_trust()
     args.workspace_trusted = trusted  # a recording says so, for its replays
     skills = {skill.name: skill for skill in (found if trusted else without_project_grants(found, cwd, home))}
-    agents = discover_agents(cwd, home, args.agents, cache, sources)
     if not trusted:
         agents = without_project_hooks(agents, cwd, home)
     cache.report()

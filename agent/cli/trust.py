@@ -63,11 +63,12 @@ def warn_withheld(path: str, options: list[str], trust: bool, approvals: int, ow
 
 def ask_trust(terminal, cwd: Path, home: Path) -> bool:
     """The interactive trust question, asked once in a folder whose own files would grant
-    permissions: yes stores the trust in ~/.claude.json, as Claude Code's dialog does; no goes on
-    untrusted."""
+    permissions or run hooks: yes stores the trust in ~/.claude.json, as Claude Code's dialog does;
+    no goes on untrusted."""
     folder = trust_folder(cwd)
-    terminal.say(f"{folder}: this folder's own settings or skills grant permissions (allow rules, added "
-                 "folders, skills' allowed-tools). Trust them only if you trust who wrote the files here.")
+    terminal.say(f"{folder}: this folder's own settings, skills or agents grant permissions (allow rules, added "
+                 "folders, skills' allowed-tools) or run commands (hooks). Trust them only if you trust who wrote the "
+                 "files here.")
     if terminal.ask("Trust this folder? y: yes (remembered), n: no (its grants are ignored)", "yn") != "y":
         return False
     if store_trust(home, cwd):

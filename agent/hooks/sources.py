@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
-from typing import Collection
+from typing import Collection, Iterable
 
 from agent.hooks.config import HookSet, read_hooks
 from agent.permissions.settings import settings_documents
@@ -44,3 +44,12 @@ def settings_hooks(cwd: Path, home: Path, sources: Collection[str], extra_settin
         log.warning("%s", ignored(sum(withheld.values()), "hook", withheld, home, cwd))
     return hooks
 
+
+def project_hooks(cwd: Path, home: Path, sources: Collection[str], skills: Iterable, agents: Iterable) -> bool:
+    """Whether the workspace's own files configure hooks that only trust lets run: in its settings
+    files (or a `disableAllHooks` there), or in the frontmatter of its skills or agents: what the
+    interactive trust question is asked for. Read quietly: settings_hooks warns about bad pieces."""
+    if any(getattr(found, "source", None) == "project" and found.hooks for found in (*skills, *agents)):
+        return True
+    return any(project and (bool(data.get("hooks")) or data.get("disableAllHooks") is True)
+               for _, data, project in settings_documents(cwd, home, sources))
