@@ -87,5 +87,6 @@ def activate_skill(agent, skill: Skill, session) -> None:
     if skill.model:
         agent.model = resolve_model([skill.model], session.model_aliases, agent.model)
     agent.policy = grant(agent.policy, skill.allowed_rules(str(session.workspace.cwd)))
-    if skill.hooks:
-        agent.hooks = skill.hooks if agent.hooks is None else agent.hooks.plus(skill.hooks)
+    if skill.hooks:  # its Stop is the end of the conversation that loaded it: a subagent's is SubagentStop
+        hooks = skill.hooks.for_subagent() if agent.depth > 0 else skill.hooks
+        agent.hooks = hooks if agent.hooks is None else agent.hooks.plus(hooks)
