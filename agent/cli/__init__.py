@@ -59,6 +59,7 @@ def _main(argv: list[str], stdin: IO | None) -> int:
     started = time.monotonic()
     output_format = "text"
     ended = Ending()  # how the run ended: a replay checks it against the cassette's `expect`
+    stream = None
     try:
         args = parse(argv)
         output_format = args.output_format
@@ -75,7 +76,9 @@ def _main(argv: list[str], stdin: IO | None) -> int:
         result, session = run(args, env, stdin, stream, ended)
     except AgentError as exc:
         print(shown(f"error: {exc}", sys.stderr), file=sys.stderr)
-        if output_format in ("json", "stream-json"):
+        if stream is not None:  # after the stream's init line, if the run got as far as holding one back
+            stream.result("error_during_execution", str(exc), 0, started, exc.session)
+        elif output_format in ("json", "stream-json"):
             print_json("error_during_execution", str(exc), 0, started, exc.session)
         _report_unmet([] if isinstance(exc, ReplayMismatch) else ended.unmet())
         return exc.exit_code

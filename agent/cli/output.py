@@ -53,6 +53,7 @@ def result_object(
         "stop_reason": stop_reason,
         "num_turns": turns,
         "duration_ms": int((time.monotonic() - started) * 1000),
+        "duration_api_ms": session.client.api_ms if session else 0,  # the Agent SDK's parser requires it
         "usage": {**usage.as_dict(), "requests": usage.requests},
         "total_cost_usd": total_cost_usd(session.client.usage_by_model) if session else None,
         # which Claude Code's result lacks: what each subagent run cost, in start order
@@ -78,14 +79,17 @@ class StreamJson:
     """Prints Claude Code's stream-json lines as a run goes: a `system` `init` line before the
     first request, each `assistant` message, each `user` message carrying tool results (a
     subagent's with the `parent_tool_use_id` of the call that started it), with
-    `--include-partial-messages` each piece of text as it streams (`stream_event`), and the
-    `result` last. Subagents run in threads, so each line is written whole."""
+    `--include-partial-messages` each piece of text as it streams (`stream_event`), the hooks'
+    lines, and the `result` last. Subagents run in threads, so each line is written whole."""
 
     def __init__(self, partial: bool = False, hook_events: bool = False) -> None:
         self.partial = partial
         self.hook_events = hook_events  # --include-hook-events: every hook's lines, not only SessionStart's
         self.session = None
         self._lock = threading.Lock()
+        self._init: dict[str, Any] | None = None  # printed before the first line that is not a prompt's hook line
+        self._before_results: list[dict[str, Any]] = []  # PreToolUse notices: printed before the tool results
+        self._after_results: list[dict[str, Any]] = []  # PostToolUse notices: printed after them
 
     @property
     def wants_text(self) -> bool:
@@ -93,26 +97,39 @@ class StreamJson:
         return self.partial
 
     def start(self, session, agent) -> None:
-        """The first line, `system` `init`: the session and the main agent's model and tools."""
+        """The `system` `init` line: the session and the main agent's model and tools. As in Claude
+        Code, the first prompt's UserPromptSubmit hook lines come before it (SessionStart's do anyway)."""
         self.session = session
-        self._print({"type": "system", "subtype": "init", "cwd": str(session.workspace.cwd),
-                     "session_id": session.session_id, "model": agent.model, "tools": list(agent.tools),
-                     "permissionMode": getattr(agent.policy, "mode", "default"),
-                     "slash_commands": [name for name, s in session.skills.items() if s.user_invocable],
-                     "agents": list(session.agents)})
+        self._init = {"type": "system", "subtype": "init", "cwd": str(session.workspace.cwd),
+                      "session_id": session.session_id, "model": agent.model, "tools": list(agent.tools),
+                      "permissionMode": getattr(agent.policy, "mode", "default"),
+                      "slash_commands": [name for name, s in session.skills.items() if s.user_invocable],
+                      "agents": list(session.agents)}
 
     def watch_hooks(self, session) -> None:
-        """Print the session's hook events as Claude Code does: `hook_started` and `hook_response`
-        lines, SessionStart's always (before `init`), every other event's with --include-hook-events."""
+        """Print the session's hook events as Claude Code does (see `hook`)."""
         self.session = session
         if session.hooks is not None:
             session.hooks.listener = self.hook
 
     def hook(self, kind: str, fields: dict[str, Any]) -> None:
-        """One hook event line (`kind`: hook_started or hook_response)."""
-        if self.hook_events or fields.get("hook_event") == "SessionStart":
-            self._print({"type": "system", "subtype": kind, **fields, "uuid": str(uuid.uuid4()),
-                         "session_id": self.session.session_id})
+        """One hook event: `hook_started` and `hook_response` lines, SessionStart's always and every
+        other event's with --include-hook-events (SessionEnd's never: the run's output is over);
+        `informational` lines (a hook's systemMessage, a PreToolUse hook that checked nothing)
+        always, a tool hook's notice beside the tool results as Claude Code places it."""
+        fields = dict(fields)
+        event = fields.pop("hook_event") if kind == "informational" else fields.get("hook_event")
+        if event in ("SessionEnd", "SessionStart") and kind == "informational":
+            return  # Claude Code shows neither's systemMessage in its stream
+        if kind != "informational" and (event == "SessionEnd" or not (self.hook_events or event == "SessionStart")):
+            return
+        line = {"type": "system", "subtype": kind, **fields, "uuid": str(uuid.uuid4()), "session_id": self.session.session_id}
+        if kind == "informational" and fields.get("level") == "notice" and event in ("PreToolUse", "PostToolUse",
+                                                                                       "PostToolUseFailure"):
+            with self._lock:
+                (self._before_results if event == "PreToolUse" else self._after_results).append(line)
+            return
+        self._print(line, early=kind != "informational" and event in ("SessionStart", "UserPromptSubmit"))
 
     def message(self, agent, message: dict[str, Any]) -> None:
         """Called by the loop with each message of every conversation."""
@@ -120,7 +137,15 @@ class StreamJson:
         if message.get("role") == "assistant":
             self._print({"type": "assistant", "message": {**message, "model": agent.model}, **self._origin(agent)})
         elif isinstance(content, list) and any(b.get("type") == "tool_result" for b in content if isinstance(b, dict)):
+            with self._lock:
+                before, self._before_results = self._before_results, []
+            for line in before:
+                self._print(line)
             self._print({"type": "user", "message": message, **self._origin(agent)})
+            with self._lock:
+                after, self._after_results = self._after_results, []
+            for line in after:
+                self._print(line)
 
     def text(self, agent, text: str) -> None:
         """One piece of an answer as it streams (printed with --include-partial-messages only)."""
@@ -136,7 +161,12 @@ class StreamJson:
     def _origin(self, agent) -> dict[str, Any]:
         return {"parent_tool_use_id": agent.parent_tool_use_id, "session_id": self.session.session_id}
 
-    def _print(self, line: dict[str, Any]) -> None:
+    def _print(self, line: dict[str, Any], early: bool = False) -> None:
+        """Write `line`, after the pending `init` line unless the line is `early` (a prompt's hook line)."""
         with self._lock:
-            sys.stdout.write(json_shown(json.dumps(line, ensure_ascii=False), sys.stdout) + "\n")
+            lines = [line] if early or self._init is None else [self._init, line]
+            if not early:
+                self._init = None
+            for each in lines:
+                sys.stdout.write(json_shown(json.dumps(each, ensure_ascii=False), sys.stdout) + "\n")
             sys.stdout.flush()

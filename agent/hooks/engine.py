@@ -21,7 +21,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Callable
 
-from agent.hooks.answers import Answer, read_answer
+from agent.hooks.answers import BLOCKING_EXIT, Answer, read_answer
 from agent.hooks.config import CommandHook, HookSet
 from agent.hooks.matching import matches
 from agent.hooks.running import HookRun, run_hook
@@ -56,8 +56,10 @@ class Hooks:
         return self.stop_reason is not None
 
     def new_prompt(self) -> None:
-        """A new user prompt: the moments that follow carry a new `prompt_id`."""
+        """A new user prompt: the moments that follow carry a new `prompt_id`, and a hook's
+        `continue: false` ended the turn before it, not this one."""
         self.prompt_id = str(uuid.uuid4())
+        self.stop_reason = None
 
     def fire(self, event: str, subject: str | None, fields: dict[str, Any], agent: str = "main",
              scoped: HookSet | None = None) -> list[Answer]:
@@ -97,11 +99,13 @@ class Hooks:
             runs = self.hook_runs(agent, event, kept, list(commands), run_all, effects)
         answers = [self._answer(name, event, command, entry, agent, answering, ids) for command, entry in runs]
         for answer in answers:
-            if answer.system_message:
-                log.warning("%s hook: %s", event, answer.system_message)
+            if answer.system_message:  # for the user: stream-json's informational line, else stderr
+                self._notice(event, f"{name} says: {answer.system_message}")
             if answer.stop is not None and self.stop_reason is None:
                 self.stop_reason = answer.stop
                 log.warning("a %s hook ended the run%s", event, f": {answer.stop}" if answer.stop else "")
+        if event == "PreToolUse":
+            self._no_verdicts(answers, fields.get("tool_use_id"))
         return answers
 
     def _run(self, name: str, hook: CommandHook, hook_input: dict[str, Any],
@@ -133,8 +137,32 @@ class Hooks:
             self._tell("hook_started", {"hook_id": ids[command], "hook_name": name, "hook_event": event})
         self._tell("hook_response", {"hook_id": ids[command], "hook_name": name, "hook_event": event,
                                      "output": run.stdout + run.stderr, "stdout": run.stdout, "stderr": run.stderr,
-                                     "exit_code": run.exit_code, "outcome": "success" if run.exit_code == 0 else "error"})
+                                     # a hook stopped at its timeout, as Claude Code reports one
+                                     "exit_code": 1 if run.timed_out else run.exit_code,
+                                     "outcome": "cancelled" if run.timed_out else "success" if run.exit_code == 0 else "error"})
+        if answering and run.timed_out:
+            log.warning("hook %s [%s] timed out when it was recorded; its answer is ignored", name, command)
         return answer
+
+    def _notice(self, event: str, content: str) -> None:
+        """What a hook's systemMessage shows the user: a line of stream-json, else one on stderr."""
+        if self.listener is not None:
+            self.listener("informational", {"content": content, "level": "notice", "hook_event": event})
+        else:
+            log.warning("%s", content)
+
+    def _no_verdicts(self, answers: list[Answer], call_id: Any) -> None:
+        """A PreToolUse hook that timed out or failed did not check the call: stream-json says so,
+        in Claude Code's words (stderr has the timeout's warning, --verbose the failure)."""
+        for answer in answers:
+            timed_out = answer.run.timed_out
+            if timed_out or answer.run.exit_code not in (0, BLOCKING_EXIT):
+                content = ("A hook didn't answer in time, so it didn't check this action." if timed_out
+                           else "A hook gave no usable answer, so it didn't check this action.")
+                self._tell("informational", {"content": content, "level": "warning", "tag": "hook_no_verdict",
+                                             "hook_no_verdict": {"hook_event": "PreToolUse", "tool_use_id": call_id,
+                                                                 "timed_out": timed_out},
+                                             "hook_event": "PreToolUse"})
 
     def _narrate(self, name: str, command: str, answer: Answer, agent: str, answering: bool) -> None:
         run = answer.run

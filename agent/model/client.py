@@ -7,6 +7,7 @@ import logging
 import random
 import re
 import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
@@ -90,6 +91,7 @@ class ModelClient:
         self.exchange = threading.local()
         self.usage = Usage()  # every request of the run: main conversation and subagents
         self.usage_by_model: dict[str, Usage] = {}  # the same, per model, for the cost
+        self.api_ms = 0  # time spent waiting for the provider (retries included): the result's duration_api_ms
 
     def complete(self, system: str, messages: list[dict], tools: list[dict], model: str, agent: str = "main",
                  on_text: Callable[[str], None] | None = None) -> Reply:
@@ -104,7 +106,12 @@ class ModelClient:
             number = self._count
         self.exchange.agent = agent  # read by a cassette as the request goes out (same thread)
         log.info("request %d (%s): %s %s, %d messages, %d tools", number, agent, self.provider.name, model, len(messages), len(tools))
-        body = self._post(payload, number, agent, on_text)
+        sent = time.monotonic()
+        try:
+            body = self._post(payload, number, agent, on_text)
+        finally:
+            with self._lock:
+                self.api_ms += int((time.monotonic() - sent) * 1000)
         reply = self.provider.wire.decode(valid_data(body))  # a lone surrogate (a JSON escape) becomes "?"
         with self._lock:
             self.usage.add(reply.usage)
