@@ -10,7 +10,7 @@ import json
 import pytest
 
 from scripted_model import call, text
-from test_hooks import command_hook, echo_results, hooks_settings
+from test_hooks import command_hook, echo_results, hooks_settings, last_tool_result
 
 
 def pre_tool_answer(decision: str, reason: str = "", **more) -> str:
@@ -21,17 +21,20 @@ def pre_tool_answer(decision: str, reason: str = "", **more) -> str:
     return "echo '" + json.dumps({"hookSpecificOutput": answer}) + "'"
 
 
-@pytest.mark.parametrize("answer", [pre_tool_answer("deny", "no deleting here"),
-                                    """echo '{"decision": "block", "reason": "no deleting here"}'"""],
-                         ids=["deny", "legacy-block"])
-def test_a_json_deny_blocks_the_call_with_its_reason(agent, answer):
+@pytest.mark.parametrize("answer, reason", [
+    (pre_tool_answer("deny", "no deleting here"), "no deleting here"),
+    ("""echo '{"decision": "block", "reason": "no deleting here"}'""", "no deleting here"),
+    (pre_tool_answer("deny"), "Blocked by hook"),  # Claude Code's words when the hook gives none
+    ("exit 2", "[exit 2]: No stderr output"),
+], ids=["deny", "legacy-block", "no-reason", "silent-exit-2"])
+def test_a_deny_blocks_the_call_with_its_reason(agent, answer, reason):
     hooks_settings(agent, {"PreToolUse": command_hook(answer, "Bash")})
     agent.write("keep.txt", "precious")
     agent.script(call("Bash", command="rm -f keep.txt"), echo_results)
     run = agent.run("Clean up.", "--output-format", "json")
     result = json.loads(run.stdout)
     assert (agent.workspace / "keep.txt").exists()
-    assert result["result"].endswith("PreToolUse:Bash hook error: no deleting here")  # "Error: " first on the chat wire
+    assert result["result"].endswith(f"PreToolUse:Bash hook error: {reason}")  # "Error: " first on the chat wire
     assert [d["tool_name"] for d in result["permission_denials"]] == ["Bash"]
 
 
@@ -65,16 +68,18 @@ def test_a_deny_beats_an_allow_rule(agent):
     assert run.stdout.strip().endswith("PreToolUse:Bash hook error: not today")
 
 
-def test_an_ask_is_refused_in_print_mode_with_the_bare_reason(agent):
-    hooks_settings(agent, {"PreToolUse": command_hook(pre_tool_answer("ask", "a person should look at this"), "Bash")})
+@pytest.mark.parametrize("reason, said", [("a person should look at this", "a person should look at this"),
+                                          ("", "Hook PreToolUse:Bash asked for confirmation for this tool")],
+                         ids=["reason", "no-reason"])
+def test_an_ask_is_refused_in_print_mode_with_the_bare_reason(agent, reason, said):
+    hooks_settings(agent, {"PreToolUse": command_hook(pre_tool_answer("ask", reason), "Bash")})
     agent.script(call("Bash", command="touch made.txt"), echo_results)
     run = agent.run("Make it.", "--output-format", "json")
     result = json.loads(run.stdout)
     assert not (agent.workspace / "made.txt").exists()
-    assert result["result"].endswith("a person should look at this") and result["is_error"] is False
+    assert result["result"].endswith(said) and result["is_error"] is False
     assert [d["tool_name"] for d in result["permission_denials"]] == ["Bash"]
-    tool_result = run.payloads[1]["messages"][-1]
-    assert "a person should look at this" in json.dumps(tool_result)
+    assert last_tool_result(run.payloads[1]).endswith(said)
 
 
 def test_updated_input_replaces_the_command_and_is_still_judged_by_the_rules(agent):

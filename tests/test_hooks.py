@@ -173,20 +173,23 @@ def test_prompt_hook_context_goes_before_the_prompt(agent):
     assert seen["prompt"] == "Hello." and seen["hook_event_name"] == "UserPromptSubmit" and "permission_mode" in seen
 
 
-@pytest.mark.parametrize("answer, reason", [
-    ("""echo '{"decision": "block", "reason": "no secrets in prompts"}'""", "no secrets in prompts"),
-    ("echo 'no secrets in prompts' >&2; exit 2", "[{cmd}]: no secrets in prompts\n"),
-], ids=["json", "exit-2"])
-def test_a_blocked_prompt_sends_no_request_and_says_why(agent, capsys, answer, reason):
+@pytest.mark.parametrize("answer, said", [
+    ("""echo '{"decision": "block", "reason": "no secrets in prompts"}'""",
+     "UserPromptSubmit operation blocked by hook:\nno secrets in prompts\n\nOriginal prompt: My password is hunter2.\n"),
+    ("echo 'no secrets in prompts' >&2; exit 2",
+     "UserPromptSubmit operation blocked by hook:\n[{cmd}]: no secrets in prompts\n\n\nOriginal prompt: My password is hunter2.\n"),
+    ("""echo '{"continue": false, "stopReason": "not now", "decision": "block", "reason": "unsaid"}'""",
+     "Operation stopped by hook: not now\n"),
+], ids=["json", "exit-2", "continue-false"])
+def test_a_blocked_prompt_sends_no_request_and_says_why(agent, capsys, answer, said):
     # No request means no cassette to record or replay (a cassette holds at least one exchange), so
     # the agent runs without one: a request would fail (nothing listens at the base URL in replay,
     # and the scripted model would see it when recording).
-    hooks_settings(agent, {"UserPromptSubmit": command_hook(LOG_INPUT + "; " + answer)})
+    command = LOG_INPUT + "; " + answer
+    hooks_settings(agent, {"UserPromptSubmit": command_hook(command)})
     capsys.readouterr()
     code = cli.main(["-p", "My password is hunter2."], stdin=io.BytesIO(b""))
-    out = capsys.readouterr().out
-    blocked = f"UserPromptSubmit operation blocked by hook:\n{reason.format(cmd=LOG_INPUT + '; ' + answer)}"
-    assert code == 0 and out == blocked + "\n\nOriginal prompt: My password is hunter2.\n"
+    assert code == 0 and capsys.readouterr().out == said.format(cmd=command)
     assert [seen["prompt"] for seen in seen_inputs(agent)] == ["My password is hunter2."]
     assert agent.model is None or agent.model.requests == []
 
@@ -220,10 +223,11 @@ def test_a_stop_hook_that_blocks_makes_the_model_go_on(agent, answer, feedback):
     agent.script(text("first answer"), text("second answer"))
     run = agent.run("Finish.")
     assert run.exit_code == 0 and run.stdout == "second answer\n"
-    told = run.payloads[1]["messages"][-1]
+    told = message_text(run.payloads[1]["messages"][-1])
     reason = feedback.format(cmd=command)
-    assert f"<system-reminder>\nStop hook blocking error from command: \"{command}\": {reason}\n</system-reminder>" in message_text(told)
-    assert message_text(told).endswith(f"Stop hook feedback:\n{reason}\n</system-reminder>")
+    named = f"<system-reminder>\nStop hook blocking error from command: \"{command}\": {reason}\n</system-reminder>"
+    assert (named in told) == ("exit 2" not in command)  # Claude Code names the hook only for a JSON block
+    assert told.endswith(f"Stop hook feedback:\n{reason}\n</system-reminder>")
     first, second = seen_inputs(agent)
     assert (first["stop_hook_active"], second["stop_hook_active"]) == (False, True)
     assert (first["last_assistant_message"], second["last_assistant_message"]) == ("first answer", "second answer")

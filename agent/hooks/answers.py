@@ -23,6 +23,9 @@ BLOCKING_EXIT = 2
 DECISIONS = ("allow", "deny", "ask")
 PLAIN_CONTEXT_EVENTS = ("UserPromptSubmit", "SessionStart", "SubagentStart")
 MAX_CONTEXT_CHARS = 10_000  # of one hook's added context: what it adds to every request is bounded
+# Claude Code's words for a block that gives no reason, and for an exit 2 that wrote nothing to stderr.
+NO_REASON = "Blocked by hook"
+NO_STDERR = "No stderr output"
 
 
 @dataclass(frozen=True)
@@ -67,7 +70,8 @@ def read_answer(event: str, command: str, run: HookRun) -> Answer:
     if run.timed_out:
         return Answer(command, event, run, error="timed out; its answer was ignored")
     if run.exit_code == BLOCKING_EXIT:
-        return Answer(command, event, run, block=f"[{command}]: {run.stderr}")  # stderr as written, as Claude Code passes it
+        # stderr as written (its newlines too), as Claude Code passes it
+        return Answer(command, event, run, block=f"[{command}]: {run.stderr or NO_STDERR}")
     if run.exit_code != 0:
         why = f"exit code {run.exit_code}" if run.exit_code is not None else "could not run"
         detail = run.stderr.strip()
@@ -94,7 +98,7 @@ def _from_json(event: str, command: str, run: HookRun, data: dict[str, Any]) -> 
     reason = _string(data.get("reason"))
     legacy = data.get("decision")
     if legacy == "block":
-        block = reason or "blocked by the hook"
+        block = reason or NO_REASON
     elif legacy == "approve" and event == "PreToolUse":
         decision = "allow"
     elif legacy not in (None, "approve"):
@@ -106,7 +110,7 @@ def _from_json(event: str, command: str, run: HookRun, data: dict[str, Any]) -> 
         elif wanted is not None:
             errors.append(f"permissionDecision {wanted!r} is not allow, deny or ask")
         if decision == "deny" and block is None:
-            block = reason or "denied by the hook"
+            block = reason or NO_REASON
     if block is not None and event == "PreToolUse":
         decision = "deny"
     updated = specific.get("updatedInput")

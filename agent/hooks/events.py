@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from agent.hooks.answers import Answer
+from agent.hooks.answers import BLOCKING_EXIT, Answer
 from agent.hooks.inputs import failed as call_failed
 
 
@@ -69,7 +69,7 @@ def pre_tool_use(session, agent, call_id: str, tool: str, arguments: dict[str, A
     updated = next((a.updated_input for a in answers if a.decision in ("allow", "ask") and a.updated_input), None)
     asking = next((a for a in answers if a.decision == "ask"), None)
     if asking is not None:
-        return Gate("ask", asking.reason or f"A PreToolUse hook asks for approval of this {tool} call", updated)
+        return Gate("ask", asking.reason or f"Hook PreToolUse:{tool} asked for confirmation for this tool", updated)
     if any(a.decision == "allow" for a in answers):
         return Gate("allow", "", updated)
     return Gate()
@@ -109,12 +109,15 @@ class PromptGate:
 
 
 def user_prompt_submit(session, agent, prompt: str) -> PromptGate:
-    """A prompt submitted: a block means no request is sent; plain stdout and additionalContext
-    go before the prompt in its message."""
+    """A prompt submitted: a block, or a `continue: false` (which wins over a block), means no
+    request is sent; plain stdout and additionalContext go before the prompt in its message."""
     hooks = _hooks(session)
     if hooks is not None:
         hooks.new_prompt()
     answers = _fire(session, "UserPromptSubmit", None, {"permission_mode": _mode(agent), "prompt": prompt}, agent)
+    for answer in answers:
+        if answer.stop is not None:
+            return PromptGate("Operation stopped by hook" + (f": {answer.stop}" if answer.stop else ""))
     for answer in answers:
         if answer.block is not None:
             return PromptGate(f"UserPromptSubmit operation blocked by hook:\n{answer.block}\n\nOriginal prompt: {prompt}")
@@ -161,10 +164,11 @@ def stopping(session, agent, last_text: str, active: bool) -> dict[str, Any] | N
         fields |= {**_agent_fields(agent), "agent_transcript_path": str(getattr(transcript, "path", "") or "")}
     for answer in _fire(session, event, agent.name if subagent else None, fields, agent):
         if answer.block is not None:
-            return {"role": "user", "content": [
-                {"type": "text", "text": reminder(f"{event} hook blocking error from command: \"{answer.command}\": {answer.block}") + "\n"},
-                {"type": "text", "text": reminder(f"{HOOK_FEEDBACK}\n{event} hook feedback:\n{answer.block}")},
-            ]}
+            feedback = {"type": "text", "text": reminder(f"{HOOK_FEEDBACK}\n{event} hook feedback:\n{answer.block}")}
+            if answer.run.exit_code == BLOCKING_EXIT:  # an exit 2 is only fed back; a JSON block is also named
+                return {"role": "user", "content": [feedback]}
+            named = reminder(f"{event} hook blocking error from command: \"{answer.command}\": {answer.block}") + "\n"
+            return {"role": "user", "content": [{"type": "text", "text": named}, feedback]}
     return None
 
 
