@@ -11,12 +11,21 @@ from pathlib import Path
 import pytest
 import yaml
 
+from agent import cli
 from scripted_model import call, text
 from test_hooks import command_hook, hooks_settings, message_text
 
 GUARD = '"$CLAUDE_PROJECT_DIR"/.claude/hooks/guard.sh'
 LOGGER = 'cat >> "$CLAUDE_PROJECT_DIR"/hooks.log && echo >> "$CLAUDE_PROJECT_DIR"/hooks.log'
 BLOCKING_GUARD = "#!/bin/bash\nif grep -q 'rm -f'; then echo 'no deleting here' >&2; exit 2; fi\n"
+
+
+def cassette(capsys, *args: str) -> tuple[int, str, str]:
+    """`your_program.sh cassette *args`, in-process: exit code, stdout, stderr."""
+    capsys.readouterr()
+    code = cli.main(["cassette", *args])
+    out, err = capsys.readouterr()
+    return code, out, err
 
 
 def every_result(request):
@@ -159,3 +168,78 @@ def test_disable_all_hooks_here_still_replays_the_recorded_hooks_and_is_drift_wh
     run = agent.replay()
     assert run.exit_code == 1 and run.stderr.count("\n") == 1, run.stderr
     assert run.stderr.startswith("error: the SessionStart:startup hook [echo branch main is green] differs"), run.stderr
+
+
+# --- the cassette tools -----------------------------------------------------------------------------
+
+SUBAGENT_CONTEXT = json_hook("SubagentStart", additionalContext="work quietly")
+READ_CHECKED = json_hook("PostToolUse", additionalContext="the output was checked")
+
+
+def recorded_with_a_subagent(agent):
+    """A session whose guard blocked a delete, then whose subagent read a file; hooks fired at
+    every moment, the subagent's included."""
+    agent.write(".claude/hooks/guard.sh", BLOCKING_GUARD, mode=0o755)
+    agent.write("keep.txt", "precious")
+    hooks_settings(agent, {"SessionStart": command_hook("echo branch main is green"),
+                           "UserPromptSubmit": command_hook(LOGGER), "PreToolUse": command_hook(GUARD, "Bash"),
+                           "PostToolUse": command_hook(READ_CHECKED, "Read"),
+                           "SubagentStart": command_hook(SUBAGENT_CONTEXT), "SubagentStop": command_hook(LOGGER),
+                           "Stop": command_hook(LOGGER)})
+    agent.script(call("Bash", command="rm -f keep.txt"),
+                 call("Agent", description="Read it", prompt="Read keep.txt and report.", subagent_type="general-purpose"),
+                 text("Done."))
+    agent.route("Read keep.txt and report.", call("Read", file_path="keep.txt"), text("keep.txt says precious."))
+    run = agent.run("Clean up, then have keep.txt read.")
+    assert (run.exit_code, run.stdout) == (0, "Done.\n"), run.stderr
+    return run
+
+
+def in_order(text: str, pieces: list[str]) -> None:
+    at = 0
+    for piece in pieces:
+        found = text.find(piece, at)
+        assert found >= 0, f"{piece!r} not after position {at} in:\n{text}"
+        at = found + len(piece)
+
+
+def test_cassette_show_lists_each_hook_firing_in_place(agent, capsys):
+    recorded_with_a_subagent(agent)
+    path = str(agent.cassette_path(1))
+    code, out, err = cassette(capsys, "show", path)
+    assert (code, err) == (0, "")
+    logger = f"[{LOGGER}] exit 0 · no effect"
+    in_order(out, [
+        "\n\nhook SessionStart:startup · main · [echo branch main is green] exit 0 · added context\n"
+        f"hook UserPromptSubmit · main · {logger}\nrequest 1 · main · ",
+        '  → Bash(command="rm -f keep.txt")\n'
+        f"    hook PreToolUse:Bash · main · [{GUARD}] exit 2 · blocked: no deleting here\n    ← error: ",
+        "\n\nrequest 2 · main · ", "  → Agent(",
+        "\n\nhook SubagentStart:general-purpose · general-purpose · [echo '{\"hookSpecificOutput\": ",
+        "] exit 0 · added context\nrequest 3 · subagent general-purpose · ",
+        '  → Read(file_path="keep.txt")\n    ← precious',
+        "    hook PostToolUse:Read · general-purpose · [echo '{\"hookSpecificOutput\": ", "] exit 0 · added context",
+        "\n\nrequest 4 · subagent general-purpose · ", "  keep.txt says precious.\n"
+        f"hook SubagentStop:general-purpose · general-purpose · {logger}",
+        "\n\nrequest 5 · main · ", f"  Done.\nhook Stop · main · {logger}\n\nanswer    Done.",
+    ])
+
+    code, out, _ = cassette(capsys, "show", path, "--json")
+    session = json.loads(out)
+    first, subagent = session["requests"][0], session["requests"][2]
+    assert [shown["moment"] for shown in first["hooks_before"]] == ["SessionStart:startup", "UserPromptSubmit"]
+    (blocked,) = first["tool_calls"][0]["hooks"]
+    assert blocked["runs"] == [{"command": GUARD, "exit_code": 2, "stderr": "no deleting here\n",
+                                "decided": "blocked: no deleting here"}]
+    assert blocked["input"]["tool_input"] == {"command": "rm -f keep.txt"} and blocked["agent"] == "main"
+    assert [shown["event"] for shown in subagent["hooks_before"]] == ["SubagentStart"]
+    assert session["requests"][-1]["hooks_after"][0]["event"] == "Stop" and "hooks_at_end" not in session
+
+    report = agent.workspace.parent / "report.html"
+    assert cassette(capsys, "show", path, "--html", str(report))[0] == 0
+    page = report.read_text()
+    in_order(page, ['data-event="SessionStart"', 'id="request-1"', 'data-event="PreToolUse"',
+                    "exit 2 · blocked: no deleting here", 'data-event="SubagentStart"', 'id="request-3"',
+                    'data-event="PostToolUse"', 'id="request-4"', 'data-event="SubagentStop"', 'id="request-5"',
+                    'data-event="Stop"', 'id="answer"'])
+    assert "$CLAUDE_PROJECT_DIR" in page and "<script>" not in page.split("<body>")[1].split("<script>")[0]

@@ -1,8 +1,8 @@
 """`cassette show FILE [--request N [--raw]] [--json] [--html OUT]` and `cassette diff A B`:
 reading recorded sessions, never replaying them. Cassettes are read as their files hold them:
 the folders stay `{{workspace}}` and `{{home}}`. The wire format's own code reads the replies
-(streamed ones put back together by its `assemble`); `agent.record` gets it as callables, since
-it may not import the model.
+(streamed ones put back together by its `assemble`), and the hooks package what a recorded hook
+decided; `agent.record` gets them as callables, since it may not import either.
 """
 
 from __future__ import annotations
@@ -99,4 +99,21 @@ def wire_reader(cassette: CassetteFile) -> Wire:
         except BrokenStream:
             raise ProviderError("the recorded stream ends before the reply does") from None
 
-    return Wire(wire.decode, wire.error_text, assemble)
+    return Wire(wire.decode, wire.error_text, assemble, hook_decided)
+
+
+def hook_decided(event: str, command: str, run: dict) -> str:
+    """What a recorded hook run decided, in --verbose's words, with what a decision came with:
+    `blocked: …`, `allow, changed the input`, `added context`, `non-blocking error: …`, `no effect`."""
+    from agent.hooks.answers import read_answer
+    from agent.hooks.running import HookRun
+
+    answer = read_answer(event, command, HookRun.from_entry(run))
+    said = [answer.summary().replace(f"[{command}]: ", "", 1)]  # a block's reason repeats the command
+    if answer.block is None and (answer.decision or answer.error):  # the summary names only those
+        said += [words for words, done in (("changed the input", answer.updated_input),
+                                           ("added context", answer.context or answer.plain),
+                                           ("asked to stop", answer.stop is not None)) if done]
+    if answer.system_message:
+        said.append(f"told the user: {' '.join(answer.system_message.split())[:120]}")
+    return ", ".join(said)

@@ -64,6 +64,8 @@ details.long>summary .more{color:var(--main);font-size:12px} details.long[open]>
 .j.diff{background:var(--mark);outline:1px solid var(--markline);border-radius:3px}
 mark.change{background:#ffcecb;color:inherit}
 .elided{color:var(--muted);font-style:italic}
+.hook{margin:3px 0 3px 4px;padding:2px 8px;border-left:3px solid var(--warn);font-size:13px}
+.hook .label{min-width:40px} .hook-run{margin-left:14px;color:var(--muted)}
 """
 
 # Expand or collapse every <details>; the `data-script` attribute tells a test the script ran.

@@ -3,7 +3,8 @@
 The setup and the prompts first, then each conversation (`session_tree`) as its requests: a
 collapsed block per request whose line says who sent it, its tokens and cost and what it did;
 inside, the reply's text, each tool call with its arguments and result, the subagents and forked
-skills the call started (nested, collapsible), and what the request sent. A request shows only
+skills the call started (nested, collapsible), and what the request sent. Recorded hook firings
+are lines in place (`show_hooks`): a call's under it, others before or after their request. A request shows only
 what it adds to its conversation (new messages, changed fields), never the conversation again,
 so the page grows with the session, not with its square; the whole body is one command away.
 """
@@ -16,6 +17,7 @@ from typing import Any, Callable
 from agent.record.html_parts import attr, bounded_json, esc, first_line, text_block
 from agent.record.session_tree import MAIN, Conversation, Tree, message_texts
 from agent.record.show import USAGE_KEYS, agent_name, input_line, setup_line, tokens
+from agent.record.show_hooks import run_line
 
 Cost = Callable[[str, dict], "float | None"]  # (model, usage as `show` counts it) -> USD, None when unknown
 OPEN_UP_TO = 24  # a session of at most this many requests is shown open; a longer one collapsed
@@ -34,6 +36,7 @@ class SessionPage:
         parts = [self._header()]
         for root in self.tree.roots:
             parts.append(self._conversation(root) if root.agent in MAIN else self._subagent(root))
+        parts.append(hooks_html(self.session.get("hooks_at_end", [])))
         if self.session["answer"] is not None:
             parts.append(f'<div class="bubble answer" id="answer"><span class="label">answer</span>{text_block(self.session["answer"])}</div>')
         return "\n".join(parts)
@@ -95,8 +98,9 @@ class SessionPage:
             if turn.get("stop_reason") not in (None, "end_turn", "tool_use"):
                 body.append(f'<div class="muted">stopped: {esc(turn["stop_reason"])}</div>')
         body.append(self._sent(index, first))
-        return (f'{bubbles}<details class="req" id="request-{turn["number"]}" data-request="{turn["number"]}"{self.open}>'
-                f'<summary>{" · ".join(head)}</summary><div class="body">{"".join(body)}</div></details>')
+        before, after = (hooks_html(turn.get(side, [])) for side in ("hooks_before", "hooks_after"))
+        return (f'{before}{bubbles}<details class="req" id="request-{turn["number"]}" data-request="{turn["number"]}"{self.open}>'
+                f'<summary>{" · ".join(head)}</summary><div class="body">{"".join(body)}</div></details>{after}')
 
     def _call(self, call: dict[str, Any], conversation: Conversation) -> str:
         result = call.get("result")
@@ -109,7 +113,8 @@ class SessionPage:
         children = "".join(self._subagent(self.tree.conversations[number]) for number in conversation.children.get(call["id"], []))
         return (f'<div class="call{error}" data-tool="{attr(call["name"])}"><details><summary><span class="tool">{esc(call["name"])}</span>'
                 f'(<code>{esc(input_line(call.get("input"))[:300])}</code>) <span class="gist">{esc(gist)}</span></summary>'
-                f'<div class="args">{text_block(arguments, "code")}</div>{shown}</details>{children}</div>')
+                f'<div class="args">{text_block(arguments, "code")}</div>{shown}</details>{hooks_html(call.get("hooks", []))}'
+                f'{children}</div>')
 
     def _sent(self, index: int, first: bool) -> str:
         step, number = self.tree.steps[index], index + 1
@@ -139,6 +144,17 @@ class SessionPage:
                 return None
             total += price
         return total
+
+
+def hooks_html(firings: list[dict[str, Any]]) -> str:
+    """Recorded hook firings (`show_hooks`), a line each: the moment, the agent, each command with
+    its exit code and what it decided."""
+    parts = []
+    for shown in firings:
+        runs = "".join(f'<div class="hook-run"><code>{esc(run_line(run))}</code></div>' for run in shown["runs"])
+        parts.append(f'<div class="hook" data-event="{attr(shown["event"])}"><span class="label">hook</span> '
+                     f'<b>{esc(shown["moment"])}</b> · {esc(shown["agent"])}{runs or " · no command ran"}</div>')
+    return "".join(parts)
 
 
 def _gist(turn: dict[str, Any]) -> str:

@@ -2,7 +2,8 @@
 
 `view` turns a cassette into one JSON-able object: the setup, then each request as a turn of the
 agent that sent it (main or a subagent), with the reply's text, its tool calls and their results,
-and the tokens; then the answer and the totals. `text` prints that object for a person. Replies are
+and the tokens, each recorded hook firing in place among them (`show_hooks`); then the answer and
+the totals. `text` prints that object for a person. Replies are
 read by the wire format's own code (`Wire`: its `decode`, `error_text`, and `assemble` for a reply
 recorded as a stream of server-sent events), which the caller hands in: this layer does not import
 the model. Tool results are read from the requests that carried them back to the model, so refused
@@ -18,6 +19,7 @@ from typing import Any, Callable
 from agent.errors import AgentError
 from agent.record.bodies import content_text, request_body
 from agent.record.cassette_file import CassetteFile, Interaction
+from agent.record.show_hooks import BEFORE_RESULT, hook_lines, place_hooks
 
 USAGE_KEYS = ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
 EVENT_STREAM = "text/event-stream"
@@ -26,11 +28,14 @@ EVENT_STREAM = "text/event-stream"
 @dataclass(frozen=True)
 class Wire:
     """What reading a recorded reply needs of its wire format (`agent.model.wire.chat` or
-    `.messages`), handed in by the command line."""
+    `.messages`), and reading a recorded hook run of the hooks package, handed in by the command
+    line."""
 
     decode: Callable[[Any], Any]  # a reply body -> a conversation.Reply; AgentError when it holds none
     error_text: Callable[[Any], str]  # an error body -> the provider's message
     assemble: Callable[[str], Any]  # a recorded event stream -> the body a whole reply has; AgentError when it broke off
+    # (event, command, a recorded hook run) -> what the hook decided ("blocked: …"), from the hooks package
+    hook_decided: Callable[[str, str, dict], str] | None = None
 
 
 def view(cassette: CassetteFile, wire: Wire) -> dict[str, Any]:
@@ -57,8 +62,10 @@ def view(cassette: CassetteFile, wire: Wire) -> dict[str, Any]:
         turn.update(reply)
         if agent in (None, "main") and not reply["tool_calls"]:
             answer = reply["text"]
+    at_end = place_hooks(cassette.tool_runs or [], turns, lambda index: _ending_text(cassette, index), wire.hook_decided)
     return {"cassette": cassette.path, "setup": cassette.setup, "setup_inferred": cassette.inferred,
-            "requests": turns, "answer": answer, "usage": {**totals, "requests": len(turns)}}
+            "requests": turns, **({"hooks_at_end": at_end} if at_end else {}), "answer": answer,
+            "usage": {**totals, "requests": len(turns)}}
 
 
 def read_reply(interaction: Interaction, wire: Wire) -> dict[str, Any]:
@@ -98,6 +105,16 @@ def _conversation_start(body: dict) -> str | None:
     if not messages:
         return None
     return "\n\n".join(m["content"] for m in messages if isinstance(m.get("content"), str))
+
+
+def _ending_text(cassette: CassetteFile, index: int) -> str:
+    """The text of request `index`'s last message when the user sent it (a prompt), else ""."""
+    body = request_body(cassette, index)
+    messages = body.get("messages") if isinstance(body, dict) else None
+    last = messages[-1] if isinstance(messages, list) and messages else None
+    if not isinstance(last, dict) or last.get("role") != "user":
+        return ""
+    return content_text(last.get("content"))
 
 
 def _tool_results(cassette: CassetteFile) -> dict[str, dict[str, Any]]:
@@ -141,9 +158,11 @@ def text(session: dict[str, Any]) -> str:
         lines.append("options   " + "; ".join(extras))
     for turn in session["requests"]:
         lines.append("")
+        lines.extend(line for shown in turn.get("hooks_before", []) for line in hook_lines(shown, 0))
         head = [f"request {turn['number']}", agent_name(turn["agent"])]
         if turn.get("error"):
             lines.append(" · ".join(head + [turn["error"]]))
+            lines.extend(line for shown in turn.get("hooks_after", []) for line in hook_lines(shown, 0))
             continue
         lines.append(" · ".join(head + [tokens(turn["usage"])]))
         if turn.get("task"):
@@ -152,13 +171,18 @@ def text(session: dict[str, Any]) -> str:
             lines.extend("  " + line for line in _shortened(turn["text"], 12))
         for call in turn["tool_calls"]:
             lines.append(f"  → {call['name']}({input_line(call['input'])})")
+            hooks = call.get("hooks", [])
+            lines.extend(line for shown in hooks if shown["event"] in BEFORE_RESULT for line in hook_lines(shown, 4))
             if call["result"] is None:
                 lines.append("    ← (no result recorded: the run ended here)")
-                continue
-            shown = _shortened(call["result"], 3) or [""]
-            lines.append(f"    ← {'error: ' if call.get('is_error') else ''}{shown[0]}")
-            lines.extend("      " + line for line in shown[1:])
+            else:
+                shown = _shortened(call["result"], 3) or [""]
+                lines.append(f"    ← {'error: ' if call.get('is_error') else ''}{shown[0]}")
+                lines.extend("      " + line for line in shown[1:])
+            lines.extend(line for shown in hooks if shown["event"] not in BEFORE_RESULT for line in hook_lines(shown, 4))
+        lines.extend(line for shown in turn.get("hooks_after", []) for line in hook_lines(shown, 0))
     lines.append("")
+    lines.extend(line for shown in session.get("hooks_at_end", []) for line in hook_lines(shown, 0))
     if session["answer"] is not None:
         lines.append(_labelled("answer", session["answer"]))
     lines.append(f"total     {session['usage']['requests']} requests · {tokens(session['usage'])}")
