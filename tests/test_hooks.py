@@ -9,6 +9,7 @@ import json
 import pytest
 
 from agent import cli
+from pty_session import start  # noqa: F401 (the fixture of the interactive test)
 from scripted_model import call, text
 
 
@@ -240,3 +241,18 @@ def test_session_end_runs_when_a_print_run_ends(agent):
     assert run.stdout == "bye\n"
     [seen] = seen_inputs(agent)
     assert seen["hook_event_name"] == "SessionEnd" and seen["reason"] == "other"
+
+
+@pytest.mark.parametrize("provider", ["openrouter", "anthropic"])
+def test_continue_false_ends_only_its_own_turn_of_an_interactive_session(model, start, tmp_path, provider):
+    model.script(call("Bash", command="touch one.txt"), call("Bash", command="touch two.txt"), text("second turn done"))
+    once = """if [ ! -e stopped ]; then touch stopped; echo '{"continue": false}'; fi"""
+    (tmp_path / "workspace" / ".claude").mkdir()  # the session's workspace; its hooks run once it is trusted
+    (tmp_path / "workspace" / ".claude" / "settings.json").write_text(json.dumps({"hooks": {"PostToolUse": command_hook(once)}}))
+    session = start("--trust-workspace", provider=provider)
+    session.ready()
+    session.send("First.")
+    session.ready()
+    session.send("Second.")
+    session.expect("second turn done")
+    assert len(model.requests) == 3 and (session.workspace / "two.txt").exists()
