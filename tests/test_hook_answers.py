@@ -99,9 +99,10 @@ def test_updated_input_replaces_the_command_and_is_still_judged_by_the_rules(age
     assert "denied by the permission rule 'Bash(rm:*)'" in run.stdout
 
 
-def test_continue_false_lets_the_call_run_then_ends_the_run_without_another_request(agent):
+@pytest.mark.parametrize("event", ["PreToolUse", "PostToolUse"])
+def test_continue_false_lets_the_call_run_then_ends_the_run_without_another_request(agent, event):
     stop = """echo '{"continue": false, "stopReason": "enough for today"}'"""
-    hooks_settings(agent, {"PreToolUse": command_hook(stop, "Bash")})
+    hooks_settings(agent, {event: command_hook(stop, "Bash")})
     agent.script(call("Bash", command="touch ran.txt"))
     run = agent.run("Go.")
     assert (agent.workspace / "ran.txt").exists()
@@ -145,3 +146,10 @@ def test_a_system_message_is_for_the_user_never_the_model(agent):
     run = agent.run("Go.")
     assert run.stdout == "done\n" and "backups are off today" in run.stderr
     assert "backups are off today" not in "".join(run.bodies)
+
+
+def test_a_stop_hooks_continue_false_wins_over_its_block(agent):
+    hooks_settings(agent, {"Stop": command_hook("""echo '{"continue": false, "decision": "block", "reason": "go on"}'""")})
+    agent.script(text("first answer"))
+    run = agent.run("Finish.")
+    assert run.exit_code == 0 and len(run.payloads) == 1

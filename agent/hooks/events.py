@@ -154,7 +154,8 @@ def subagent_start(session, agent) -> tuple[str, ...]:
 
 def stopping(session, agent, last_text: str, active: bool) -> dict[str, Any] | None:
     """A conversation about to end (Stop for the main one, SubagentStop for a subagent): a block
-    gives the model a user message with the hook's reason, and the conversation goes on."""
+    gives the model a user message with the hook's reason, and the conversation goes on, unless a
+    hook also answered `continue: false`."""
     subagent = getattr(agent, "depth", 0) > 0
     event = "SubagentStop" if subagent else "Stop"
     fields: dict[str, Any] = {"permission_mode": _mode(agent), "stop_hook_active": active,
@@ -162,7 +163,10 @@ def stopping(session, agent, last_text: str, active: bool) -> dict[str, Any] | N
     if subagent:
         transcript = getattr(agent, "transcript", None)
         fields |= {**_agent_fields(agent), "agent_transcript_path": str(getattr(transcript, "path", "") or "")}
-    for answer in _fire(session, event, agent.name if subagent else None, fields, agent):
+    answers = _fire(session, event, agent.name if subagent else None, fields, agent)
+    if any(answer.stop is not None for answer in answers):  # continue: false wins over a block: it ends here
+        return None
+    for answer in answers:
         if answer.block is not None:
             feedback = {"type": "text", "text": reminder(f"{HOOK_FEEDBACK}\n{event} hook feedback:\n{answer.block}")}
             if answer.run.exit_code == BLOCKING_EXIT:  # an exit 2 is only fed back; a JSON block is also named
