@@ -55,12 +55,14 @@ class MainConversation:
     The session's hooks see it start (SessionStart, as it is made) and each prompt
     (UserPromptSubmit), and what they add goes before the (first) prompt."""
 
-    def __init__(self, session: Session, history: list[dict] = ()) -> None:
+    def __init__(self, session: Session, history: list[dict] = (), source: str | None = None) -> None:
         self.session = session
         self.agent = main_agent(session)
         self.messages: list[dict] = list(history)
-        # what the SessionStart hooks add, put before the first prompt (None once it has been)
-        self._started: tuple[str, ...] | None = hooks.session_start(session, self.agent, "resume" if history else "startup")
+        # what the SessionStart hooks add, put before the first prompt (None once it has been); the
+        # `source` they see is startup or resume, unless the caller says (clear: after /clear)
+        source = source or ("resume" if history else "startup")
+        self._started: tuple[str, ...] | None = hooks.session_start(session, self.agent, source)
 
     def turn(self, prompt: str) -> Result:
         """Answer `prompt`, expanding a leading run of `/skill` commands."""

@@ -81,15 +81,16 @@ class Session:
 
 @pytest.fixture
 def start(model, tmp_path):
-    """start(*flags, bypass=True, provider="openrouter"): a session in a fresh workspace and home,
-    talking to the scripted model over the provider's wire format."""
+    """start(*flags, bypass=True, provider="openrouter", settings=None): a session in a fresh
+    workspace and home, talking to the scripted model over the provider's wire format; `settings`
+    adds to the user's settings file (hooks, say)."""
     workspace, home = tmp_path / "workspace", tmp_path / "home"
     workspace.mkdir()
     (home / ".claude").mkdir(parents=True)
 
-    def begin(*flags: str, bypass: bool = True, provider: str = "openrouter") -> Session:
+    def begin(*flags: str, bypass: bool = True, provider: str = "openrouter", settings: dict | None = None) -> Session:
         mode = "bypassPermissions" if bypass else "default"
-        (home / ".claude" / "settings.json").write_text(json.dumps({"permissions": {"defaultMode": mode}}))
+        (home / ".claude" / "settings.json").write_text(json.dumps({"permissions": {"defaultMode": mode}, **(settings or {})}))
         session = Session(model, workspace, home, *flags, provider=provider)
         session.workspace, session.home = workspace, home
         return session

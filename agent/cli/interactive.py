@@ -10,6 +10,7 @@ import re
 from pathlib import Path
 from typing import Mapping
 
+from agent.cli.conversations import cleared, leaving, resumed
 from agent.cli.environment import Environment
 from agent.cli.terminal import Terminal, summary
 from agent.cli.visible import visible
@@ -56,6 +57,11 @@ class _Screen:
         if agent.depth == 0:
             self.terminal.answer_text(delta)
 
+    def hook(self, kind: str, fields: dict) -> None:
+        """A hook's event: its notices are shown (a hook's run itself is narrated under --verbose)."""
+        if kind == "informational":
+            self.terminal.notice(str(fields.get("content", "")), fields.get("level") == "warning")
+
 
 def _argument(arguments: dict) -> str:
     """The one argument that says what a call does."""
@@ -90,6 +96,8 @@ def run_interactive(args: argparse.Namespace, env: Mapping[str, str], first_prom
     terminal = Terminal(Path.cwd(), home / ".cache" / "agent" / "history", {**BUILTINS})
     screen = _Screen(terminal)
     session, history = build_session(args, environment, screen, confirm_trust=lambda: ask_trust(terminal, Path.cwd(), home))
+    if session.hooks is not None:  # what hooks tell the person (a systemMessage) shows among the tool lines
+        session.hooks.listener = screen.hook
     session.approver = lambda agent, call_id, tool, arguments: Approval(
         {"y": "once", "a": "always", "n": "no"}[terminal.ask(approval_question(tool, arguments), "yan")], "user")
     terminal.prompt.completer.commands.update({name: "skill" for name, s in session.skills.items() if s.user_invocable})
@@ -98,7 +106,9 @@ def run_interactive(args: argparse.Namespace, env: Mapping[str, str], first_prom
     terminal.say("Type a message, /help for commands, Ctrl-D to quit.", "dim")
     turns: list[str] = []  # what a recording stores: every prompt sent, so a replay can send them again
     with recording(args, session, environment, turns) as taken:
-        return _loop(terminal, session, conversation, first_prompt, args, _Turns(turns, taken))
+        code = _loop(terminal, session, conversation, first_prompt, args, _Turns(turns, taken))
+        leaving(session)
+        return code
 
 
 class _Turns:
@@ -161,7 +171,7 @@ def _handle(line: str, terminal: Terminal, session, conversation, args, turns: _
             terminal.say(f"{word} is not available while recording: a replay sends the recorded prompts to one "
                          "conversation with one model", "yellow")
             return None
-        return _builtin(word[1:], rest, terminal, session, conversation, args)
+        return _builtin(word[1:], rest, terminal, session, conversation)
     if word.startswith("/") and word[1:] not in session.skills:
         terminal.say(f"Unknown command {word}; /help lists the commands and skills.", "yellow")
         return None
@@ -189,11 +199,10 @@ def _turn(terminal: Terminal, conversation, prompt: str):
     return result
 
 
-def _builtin(name: str, rest: str, terminal: Terminal, session, conversation, args):
+def _builtin(name: str, rest: str, terminal: Terminal, session, conversation):
     """Run a built-in command; returns "exit", a new conversation, or None."""
     from agent.model.pricing import total_cost_usd
     from agent.model.providers import resolve_model
-    from agent.run import MainConversation
 
     if name == "exit":
         return "exit"
@@ -205,9 +214,9 @@ def _builtin(name: str, rest: str, terminal: Terminal, session, conversation, ar
                 terminal.say(f"/{skill.name:<8} {skill.description[:70]}", "dim")
         terminal.say("@path in a message adds that file; Alt-Enter starts a new line.", "dim")
     elif name == "clear":
-        _new_session(session)
+        conversation = cleared(session)
         terminal.say("(new conversation)", "dim")
-        return MainConversation(session)
+        return conversation
     elif name == "cost":
         usage = session.client.usage
         cost = total_cost_usd(session.client.usage_by_model)
@@ -228,54 +237,8 @@ def _builtin(name: str, rest: str, terminal: Terminal, session, conversation, ar
             where = f", {definition.path}" if definition.path else ""
             terminal.say(f"{definition.name} ({definition.source}{where})")
     elif name == "resume":
-        return _resume(terminal, session, args)
+        return resumed(terminal, session)
     return None
-
-
-def _new_session(session, session_id: str | None = None) -> None:
-    """Point the session at a new (or the given) transcript."""
-    import uuid
-
-    from agent.transcripts import Transcripts
-
-    session.session_id = session_id or str(uuid.uuid4())
-    if session.transcripts is not None:
-        session.transcripts = Transcripts(session.transcripts.home, session.workspace.cwd, session.session_id)
-
-
-def _resume(terminal: Terminal, session, args):
-    from agent.run import MainConversation
-    from agent.transcripts import project_folder, read_conversation
-
-    folder = project_folder(Path.home(), session.workspace.cwd)
-    recent = sorted(folder.glob("*.jsonl"), key=lambda path: path.stat().st_mtime, reverse=True)[:10]
-    recent = [path for path in recent if path.stem != session.session_id]
-    if not recent:
-        terminal.say("no earlier sessions in this folder")
-        return None
-    for number, path in enumerate(recent, 1):
-        terminal.say(f"{number}. {path.stem}  {_first_prompt(path)}")
-    choice = terminal.ask("Resume which?", "".join(str(n) for n in range(1, len(recent) + 1))[:9] + "q")
-    if choice == "q":
-        return None
-    path = recent[int(choice) - 1]
-    _new_session(session, path.stem)
-    terminal.say(f"(resumed {path.stem})", "dim")
-    return MainConversation(session, read_conversation(path))
-
-
-def _first_prompt(path: Path) -> str:
-    from agent.transcripts import read_conversation
-
-    for message in read_conversation(path):
-        content = message["content"]
-        if message["role"] == "user" and isinstance(content, str):
-            return " ".join(content.split())[:60]
-        if message["role"] == "user" and isinstance(content, list):
-            texts = [b.get("text", "") for b in content if b.get("type") == "text"]
-            if texts:
-                return " ".join(texts[-1].split())[:60]
-    return ""
 
 
 def _with_mentions(line: str, cwd: Path) -> str:

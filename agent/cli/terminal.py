@@ -141,6 +141,10 @@ class Terminal:
         """A call's result in one short line, under the call."""
         self._between_answers(Text("  " * depth + "  ⎿ " + shown(summary, self.chrome.file), style="dim"))
 
+    def notice(self, text: str, warning: bool = False) -> None:
+        """What a hook tells the person (its systemMessage), on a line of its own between answers."""
+        self._between_answers(Text("● ", style="yellow" if warning else "dim") + Text(shown(text, self.chrome.file)))
+
     def _between_answers(self, line: Text) -> None:
         with self._lock:
             paused = self._pause_live()

@@ -1,0 +1,79 @@
+"""The conversations of an interactive session, one after another: /clear starts a new one,
+/resume picks up an earlier one, and leaving ends the last. Each end and start is a moment the
+session's hooks see, as in Claude Code: SessionEnd with its reason (clear, resume,
+prompt_input_exit), then SessionStart with its source (clear, resume) for the conversation that
+follows, under the new conversation's session id."""
+
+from __future__ import annotations
+
+import uuid
+from pathlib import Path
+
+from agent.cli.terminal import Terminal
+from agent.hooks.events import session_end
+
+
+def cleared(session):
+    """/clear: the conversation ends and a new one starts, with a session id of its own."""
+    from agent.run import MainConversation
+
+    session_end(session, "clear")
+    switch_session(session)
+    return MainConversation(session, source="clear")
+
+
+def leaving(session) -> None:
+    """The person left (/exit, Ctrl-D, Ctrl-C twice at the prompt): the session ends."""
+    session_end(session, "prompt_input_exit")
+
+
+def resumed(terminal: Terminal, session):
+    """/resume: pick one of this folder's recent sessions; the conversation it holds continues
+    (None when there is none, or the person chose none)."""
+    from agent.run import MainConversation
+    from agent.transcripts import project_folder, read_conversation
+
+    folder = project_folder(Path.home(), session.workspace.cwd)
+    recent = sorted(folder.glob("*.jsonl"), key=lambda path: path.stat().st_mtime, reverse=True)[:10]
+    recent = [path for path in recent if path.stem != session.session_id]
+    if not recent:
+        terminal.say("no earlier sessions in this folder")
+        return None
+    for number, path in enumerate(recent, 1):
+        terminal.say(f"{number}. {path.stem}  {_first_prompt(path)}")
+    choice = terminal.ask("Resume which?", "".join(str(n) for n in range(1, len(recent) + 1))[:9] + "q")
+    if choice == "q":
+        return None
+    path = recent[int(choice) - 1]
+    history = read_conversation(path)
+    session_end(session, "resume")
+    switch_session(session, path.stem)
+    terminal.say(f"(resumed {path.stem})", "dim")
+    return MainConversation(session, history)
+
+
+def switch_session(session, session_id: str | None = None) -> None:
+    """Point the session (its transcript, and what its hooks are told) at a new session id, or
+    the given one."""
+    from agent.transcripts import Transcripts
+
+    session.session_id = session_id or str(uuid.uuid4())
+    if session.transcripts is not None:
+        session.transcripts = Transcripts(session.transcripts.home, session.workspace.cwd, session.session_id)
+    if session.hooks is not None:
+        session.hooks.session_id = session.session_id
+        session.hooks.transcript_path = str(Path(session.hooks.transcript_path).with_name(f"{session.session_id}.jsonl"))
+
+
+def _first_prompt(path: Path) -> str:
+    from agent.transcripts import read_conversation
+
+    for message in read_conversation(path):
+        content = message["content"]
+        if message["role"] == "user" and isinstance(content, str):
+            return " ".join(content.split())[:60]
+        if message["role"] == "user" and isinstance(content, list):
+            texts = [b.get("text", "") for b in content if b.get("type") == "text"]
+            if texts:
+                return " ".join(texts[-1].split())[:60]
+    return ""
