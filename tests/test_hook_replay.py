@@ -6,13 +6,15 @@ drift, in one line; the cassette tools show the firings in place. Both wire form
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
 import yaml
 
 from agent import cli
-from scripted_model import call, text
+from conftest import BASES, CASSETTES, KEYS
+from scripted_model import ScriptedModel, call, text
 from test_hooks import command_hook, hooks_settings, message_text
 
 GUARD = '"$CLAUDE_PROJECT_DIR"/.claude/hooks/guard.sh'
@@ -243,3 +245,108 @@ def test_cassette_show_lists_each_hook_firing_in_place(agent, capsys):
                     'data-event="PostToolUse"', 'id="request-4"', 'data-event="SubagentStop"', 'id="request-5"',
                     'data-event="Stop"', 'id="answer"'])
     assert "$CLAUDE_PROJECT_DIR" in page and "<script>" not in page.split("<body>")[1].split("<script>")[0]
+
+
+def test_check_is_ok_on_a_hooks_cassette_and_an_update_keeps_every_firing(agent, tmp_path, capsys):
+    recorded_context(agent)
+    copy = tmp_path / "ci" / "hooks.yaml"
+    copy.parent.mkdir()
+    shutil.copy(agent.cassette_path(1), copy)
+    before = yaml.safe_load(copy.read_text())
+    assert cassette(capsys, "check", str(copy))[:2] == (0, f"ok    {copy}\n")
+
+    agent.write("CLAUDE.md", "Answer in one line.\n")  # what every request is sent changes
+    code, out, _ = cassette(capsys, "check", str(copy))
+    assert code == 1 and out.startswith(f"drift {copy}: ")
+    code, out, err = cassette(capsys, "check", "--update", str(copy))
+    assert code == 0 and out.startswith(f"updated {copy}: 2 requests changed"), (out, err)
+    after = yaml.safe_load(copy.read_text())
+    assert after["tool_runs"] == before["tool_runs"] and after["setup"] == before["setup"]
+    assert cassette(capsys, "check", str(copy))[:2] == (0, f"ok    {copy}\n")
+
+
+SCENARIOS = {  # how each session is recorded, and the scripted model's part in it
+    "guard": (recorded_guard, lambda model: model.script(
+        call("Bash", command="rm -f keep.txt"), call("Read", file_path="keep.txt"), every_result)),
+    "context": (recorded_context, lambda model: model.script(call("Bash", command="echo original"), every_result)),
+    "subagent": (recorded_with_a_subagent, lambda model: (
+        model.script(call("Bash", command="rm -f keep.txt"), call(
+            "Agent", description="Read it", prompt="Read keep.txt and report.", subagent_type="general-purpose"),
+            text("Done.")),
+        model.route("Read keep.txt and report.", call("Read", file_path="keep.txt"), text("keep.txt says precious.")))),
+}
+
+
+def record_again(agent, monkeypatch, capsys, path: Path, replies) -> tuple[int, str, str]:
+    """`cassette record PATH` against a new scripted model (its ids count from 1 again)."""
+    served = ScriptedModel()
+    try:
+        replies(served)
+        monkeypatch.setenv(BASES[agent.provider], served.base + ("/api/v1/" if agent.provider == "openrouter" else ""))
+        monkeypatch.setenv(KEYS[agent.provider], "dummy-key")  # each run takes the key out of the environment
+        return cassette(capsys, "record", str(path))
+    finally:
+        served.close()
+
+
+@pytest.mark.parametrize("scenario", list(SCENARIOS))
+def test_a_re_recording_of_a_hooks_cassette_is_byte_for_byte_the_same(agent, tmp_path, capsys, monkeypatch, scenario):
+    """What a hook reads that changes every run (session id, transcript paths, durations, agent
+    ids) stays out of the cassette: recorded again, it is the same file."""
+    record, replies = SCENARIOS[scenario]
+    record(agent)
+    copy = tmp_path / "hooks.yaml"
+    shutil.copy(agent.cassette_path(1), copy)
+    assert not any(name.encode() in copy.read_bytes() for name in ("session_id", "transcript_path", "duration_ms", "agent_id"))
+    # the scripted model counts tokens in what it receives, folders included: recorded in another
+    # folder than the committed cassette, its token counts (and a subagent's, in its report) may differ
+    assert record_again(agent, monkeypatch, capsys, copy, replies)[0] == 0
+    before = copy.read_bytes()
+    code, out, err = record_again(agent, monkeypatch, capsys, copy, replies)
+    assert (code, out) == (0, f"recorded {copy}: unchanged\n"), err
+    assert copy.read_bytes() == before
+
+
+# --- a hostile cassette -----------------------------------------------------------------------------
+
+def _firing(change):
+    def tamper(data):
+        firing = next(entry for entry in data["tool_runs"] if "hook" in entry)
+        change(firing)
+    return tamper
+
+
+MALFORMED_FIRINGS = {
+    "runs as text": (_firing(lambda f: f.update(runs="rm -rf /")), "(a hook firing): `runs` must be a list of mappings"),
+    "a run as a list": (_firing(lambda f: f.update(runs=[["a"]])), "(a hook firing): `runs` must be a list of mappings"),
+    "exit code as text": (_firing(lambda f: f["runs"][0].update(exit_code="2")), "each run's `exit_code` must be a number"),
+    "exit code true": (_firing(lambda f: f["runs"][0].update(exit_code=True)), "each run's `exit_code` must be a number"),
+    "a command as a number": (_firing(lambda f: f["runs"][0].update(command=7)), "each run's `command` must be text"),
+    "stderr as a mapping": (_firing(lambda f: f["runs"][0].update(stderr={"a": 1})), "`stdout` and `stderr` must be text"),
+    "the event as a number": (_firing(lambda f: f.update(hook=5)), "`hook` must be the event's name"),
+    "input as a list": (_firing(lambda f: f.update(input=[1])), "`input` must be a mapping of JSON data"),
+    "a firing that is a tool run too": (_firing(lambda f: f.update(tool="Bash", output={"a": 1})),
+                                        "is both a hook firing (`hook`) and a tool run (`tool`)"),
+    "input nested past the limit": (_firing(lambda f: f.update(input="NESTED")), "nests deeper than"),
+}
+
+
+@pytest.mark.parametrize("case", list(MALFORMED_FIRINGS))
+def test_a_malformed_hook_firing_is_one_line_and_exit_2(agent, tmp_path, capsys, case):
+    """Tampered copies of the guard session's cassette: each is refused before anything runs."""
+    change, problem = MALFORMED_FIRINGS[case]
+    seed = CASSETTES / "hook_replay" / f"test_replay_tools_runs_no_hook_and_reproduces_the_block_here_and_in_an_empty_folder-{agent.provider}.yaml"
+    data = yaml.safe_load(seed.read_text())
+    change(data)
+    tampered = tmp_path / "tampered.yaml"
+    written = yaml.safe_dump(data, sort_keys=False)
+    tampered.write_text(written.replace("input: NESTED", "input: " + "{a: " * 5000 + "}" * 5000, 1))
+    for argv in (["--replay", str(tampered)], ["--replay", str(tampered), "--replay-tools"],
+                 ["cassette", "show", str(tampered)], ["cassette", "show", str(tampered), "--json"]):
+        capsys.readouterr()
+        code = cli.main(argv)
+        out, err = capsys.readouterr()
+        assert (code, out) == (2, "") and err.count("\n") == 1, (argv, err)
+        assert problem in err and str(tampered) in err, (argv, err)
+    code, out, _ = cassette(capsys, "check", str(tampered))
+    assert code == 1 and out.startswith(f"error {tampered}: ") and problem in out, out

@@ -43,6 +43,8 @@ def cassette_problem(data: Any) -> str | None:
     if any(not isinstance(run, dict) for run in data.get("tool_runs") or []):
         return "each of `tool_runs` must be a mapping"
     for number, run in enumerate(data.get("tool_runs") or [], 1):
+        if "hook" in run and "tool" in run:  # read as a tool run too, unchecked, were it let through
+            return f"tool run {number} is both a hook firing (`hook`) and a tool run (`tool`)"
         if "hook" in run:
             if problem := _hook_firing_problem(run):
                 return f"tool run {number} (a hook firing): {problem}"
