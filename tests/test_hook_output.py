@@ -175,3 +175,16 @@ def test_the_json_result_counts_hook_runs_lists_their_denials_and_says_a_hook_st
         ("Bash", {"command": "rm -f keep.txt"}), ("Bash", {"command": "echo ask-me"})]
     assert all(d["tool_use_id"] for d in result["permission_denials"]) and len(run.payloads) == 3
     assert sdk_problems(result) == []
+
+
+def test_nobody_is_asked_in_print_mode_so_notification_hooks_never_hear_of_a_question(agent):
+    agent.settings({"permissions": {"defaultMode": "default"},
+                    "hooks": {"Notification": command_hook("cat >> notified.jsonl")}})
+    agent.script(call("Bash", command="touch made.txt"), text("It needs approval."))
+    run = agent.run("Make the file.")
+    assert run.exit_code == 0 and "needs approval" in json.dumps(run.payloads[-1])
+    assert not (agent.workspace / "notified.jsonl").exists()  # as Claude Code -p: Notification does not fire
+    for flags in ((), ("--replay-tools",)):  # a replay answers as the recording did: it asks nobody either
+        replayed = agent.replay(*flags)
+        assert (replayed.exit_code, replayed.stdout) == (0, "It needs approval.\n")
+        assert not (agent.workspace / "notified.jsonl").exists() and not (agent.workspace / "made.txt").exists()

@@ -1,14 +1,18 @@
 """Hooks in the interactive mode, driven as a person drives it (see test_interactive.py): a
 permission question tells Notification hooks first, what a hook says to the person shows on the
 screen, and each conversation's start and end (/clear, /resume, /exit, Ctrl-D) are moments the
-session's hooks see, with Claude Code's sources and reasons."""
+session's hooks see, with Claude Code's sources and reasons. A replay of a recorded session tells
+Notification hooks only of the questions the recording asked."""
 
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 
 import pytest
 
+from conftest import REPO
 from pty_session import start  # noqa: F401 (the fixture these tests use)
 from scripted_model import call, text
 from test_interactive import texts
@@ -84,3 +88,28 @@ def test_session_hooks_see_each_conversation_start_and_end(model, start, provide
     assert fresh.startswith(f"<system-reminder>\nSessionStart:clear{context}") and fresh.endswith("Again")
     assert "Hello" not in fresh and "first answer" not in fresh
     assert resumed.index("first answer") < resumed.index(f"SessionStart:resume{context}") < resumed.index("Where were we?")
+
+
+def test_a_replay_tells_notification_hooks_only_of_the_questions_the_recording_asked(model, start, tmp_path):
+    model.script(call("Bash", command="touch refused-file"), text("left it"))
+    cassette = tmp_path / "session.yaml"
+    session = start("--record", str(cassette), bypass=False,
+                    settings={"hooks": {"Notification": hook("cat >> notified.jsonl; echo >> notified.jsonl")}})
+    session.ready()
+    session.send("Make the file")
+    session.expect(r"Allow Bash\?")
+    session.send("n")
+    session.expect("left it")
+    session.ready()
+    session.send("/exit")
+    assert session.end() == 0
+    notified = session.workspace / "notified.jsonl"
+    assert len(notified.read_text().splitlines()) == 1
+    for flags, told in (((), 2), (("--replay-tools",), 2)):  # hooks run again in a plain replay, not with --replay-tools
+        replay = subprocess.run([str(REPO / "your_program.sh"), "--replay", str(cassette), *flags], cwd=session.workspace,
+                                env={**os.environ, "HOME": str(session.home)}, stdin=subprocess.DEVNULL,
+                                capture_output=True, text=True, timeout=60)
+        assert (replay.returncode, replay.stdout) == (0, "left it\n"), replay.stderr
+        assert len(notified.read_text().splitlines()) == told
+    assert json.loads(notified.read_text().splitlines()[-1])["notification_type"] == "permission_prompt"
+    assert not (session.workspace / "refused-file").exists()

@@ -51,6 +51,8 @@ class RecordedApprovals:
     Without `grants` (a cassette the user did not vouch for, in a replay that runs tools) only the
     refusals are given: a recorded "no" can only narrow what runs; "once" and "always" widen it."""
 
+    recorded = True  # its answers are the recording's: nobody is asked now
+
     def __init__(self, entries: list[dict[str, Any]] | None, grants: bool = True):
         self._lock = threading.Lock()  # parallel subagents ask at once
         self._answers: dict[tuple, deque] = defaultdict(deque)

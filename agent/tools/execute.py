@@ -144,8 +144,7 @@ def _permission_refusal(call: ToolCall, tool: Tool, context: Any, gate: Any = No
     approver = getattr(session, "approver", None)
     approval = None
     if approver is not None and decision.kind in ("approval", "ask", "could_ask", "sensitive", "uncertain"):
-        hooks.notification(session, context.agent, f"Claude needs your permission to use {call.name}", "permission_prompt")
-        approval = approver(context.agent.name, call.id, call.name, call.arguments)
+        approval = _ask(approver, call, context)
     if approval is not None:
         if approval.answer == "always":
             _approve_always(call, decision, session)
@@ -158,6 +157,23 @@ def _permission_refusal(call: ToolCall, tool: Tool, context: Any, gate: Any = No
         return f"The user did not allow this {call.name} call. Do not try it again; ask the user or do something else.", None
     session.record_denial(call.name, call.id, call.arguments)
     return decision.reason, None
+
+
+def _ask(approver: Any, call: ToolCall, context: Any) -> Any:
+    """The approver's answer about `call`; Notification hooks hear of the question just before a
+    person is asked. A replay's recorded answers ask nobody: they hear of it only where the
+    recording asked someone (a recorded answer), as its hooks did then."""
+    def notify() -> None:
+        hooks.notification(context.session, context.agent, f"Claude needs your permission to use {call.name}",
+                           "permission_prompt")
+
+    if getattr(approver, "recorded", False):
+        approval = approver(context.agent.name, call.id, call.name, call.arguments)
+        if approval is not None:
+            notify()
+        return approval
+    notify()
+    return approver(context.agent.name, call.id, call.name, call.arguments)
 
 
 # A call a PreToolUse hook asks about: asked like an ask rule's, refused with the hook's reason in -p.
