@@ -1,7 +1,9 @@
-"""What a PreToolUse hook's JSON answer does to a call, as Claude Code 2.1.332 does it: a deny (or
-the legacy block) stops it with the reason, an allow approves what would need approval but never
-what a deny or an ask rule refuses, an ask is refused in -p, updatedInput replaces the input (still
-judged by the rules), and continue: false ends the run once the call has run."""
+"""What a hook's answer does, as Claude Code 2.1.332 does it. PreToolUse: a deny (or the legacy
+block, or an exit 2) stops the call with the reason, an allow approves what would need approval but
+never what a deny or an ask rule refuses, an ask is refused in -p, updatedInput replaces the input
+(still judged by the rules). continue: false ends the run once the call has run (and wins over a
+Stop hook's block). A script that cannot run, exits 1 or outlives its timeout is non-blocking; a
+systemMessage is for the user only."""
 
 from __future__ import annotations
 
