@@ -1,20 +1,17 @@
 """Hook firings recorded and replayed: a recording keeps each firing beside the tool runs;
 `--replay-tools` runs no hook and reproduces what each one did (a block, added context, a changed
 input), in any folder; plain `--replay` runs them for real and a hook whose effect changed is
-drift, in one line; the cassette tools show the firings in place. Both wire formats."""
+drift, in one line (test_hook_cassettes has the cassette tools). Both wire formats."""
 
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
-import pytest
 import yaml
 
 from agent import cli
-from conftest import BASES, CASSETTES, KEYS
-from scripted_model import ScriptedModel, call, text
+from scripted_model import call, text
 from test_hooks import command_hook, hooks_settings, message_text
 
 GUARD = '"$CLAUDE_PROJECT_DIR"/.claude/hooks/guard.sh'
@@ -63,6 +60,14 @@ def recorded_guard(agent):
     assert run.exit_code == 0 and (agent.workspace / "keep.txt").exists()
     assert f"PreToolUse:Bash hook error: [{GUARD}]: no deleting here" in run.stdout
     return run
+
+
+def in_order(text: str, pieces: list[str]) -> None:
+    at = 0
+    for piece in pieces:
+        found = text.find(piece, at)
+        assert found >= 0, f"{piece!r} not after position {at} in:\n{text}"
+        at = found + len(piece)
 
 
 def elsewhere(tmp_path: Path, monkeypatch) -> Path:
@@ -172,181 +177,20 @@ def test_disable_all_hooks_here_still_replays_the_recorded_hooks_and_is_drift_wh
     assert run.stderr.startswith("error: the SessionStart:startup hook [echo branch main is green] differs"), run.stderr
 
 
-# --- the cassette tools -----------------------------------------------------------------------------
-
-SUBAGENT_CONTEXT = json_hook("SubagentStart", additionalContext="work quietly")
-READ_CHECKED = json_hook("PostToolUse", additionalContext="the output was checked")
+STOP_GATE = "grep -q '\"stop_hook_active\": true' || { echo 'run the tests first' >&2; exit 2; }"
 
 
-def recorded_with_a_subagent(agent):
-    """A session whose guard blocked a delete, then whose subagent read a file; hooks fired at
-    every moment, the subagent's included."""
-    agent.write(".claude/hooks/guard.sh", BLOCKING_GUARD, mode=0o755)
-    agent.write("keep.txt", "precious")
-    hooks_settings(agent, {"SessionStart": command_hook("echo branch main is green"),
-                           "UserPromptSubmit": command_hook(LOGGER), "PreToolUse": command_hook(GUARD, "Bash"),
-                           "PostToolUse": command_hook(READ_CHECKED, "Read"),
-                           "SubagentStart": command_hook(SUBAGENT_CONTEXT), "SubagentStop": command_hook(LOGGER),
-                           "Stop": command_hook(LOGGER)})
-    agent.script(call("Bash", command="rm -f keep.txt"),
-                 call("Agent", description="Read it", prompt="Read keep.txt and report.", subagent_type="general-purpose"),
-                 text("Done."))
-    agent.route("Read keep.txt and report.", call("Read", file_path="keep.txt"), text("keep.txt says precious."))
-    run = agent.run("Clean up, then have keep.txt read.")
-    assert (run.exit_code, run.stdout) == (0, "Done.\n"), run.stderr
-    return run
+def test_a_stop_hook_that_made_the_model_go_on_does_so_again_with_nothing_run(agent, tmp_path, monkeypatch, capsys):
+    hooks_settings(agent, {"Stop": command_hook(STOP_GATE)})
+    agent.script(text("Done."), text("Tests ran."))
+    run = agent.run("Finish up.")
+    assert (run.exit_code, run.stdout) == (0, "Tests ran.\n"), run.stderr
+    assert "run the tests first" in json.dumps(run.payloads[1]["messages"][-1])
 
-
-def in_order(text: str, pieces: list[str]) -> None:
-    at = 0
-    for piece in pieces:
-        found = text.find(piece, at)
-        assert found >= 0, f"{piece!r} not after position {at} in:\n{text}"
-        at = found + len(piece)
-
-
-def test_cassette_show_lists_each_hook_firing_in_place(agent, capsys):
-    recorded_with_a_subagent(agent)
-    path = str(agent.cassette_path(1))
-    code, out, err = cassette(capsys, "show", path)
-    assert (code, err) == (0, "")
-    logger = f"[{LOGGER}] exit 0 · no effect"
-    in_order(out, [
-        "\n\nhook SessionStart:startup · main · [echo branch main is green] exit 0 · added context\n"
-        f"hook UserPromptSubmit · main · {logger}\nrequest 1 · main · ",
-        '  → Bash(command="rm -f keep.txt")\n'
-        f"    hook PreToolUse:Bash · main · [{GUARD}] exit 2 · blocked: no deleting here\n    ← error: ",
-        "\n\nrequest 2 · main · ", "  → Agent(",
-        "\n\nhook SubagentStart:general-purpose · general-purpose · [echo '{\"hookSpecificOutput\": ",
-        "] exit 0 · added context\nrequest 3 · subagent general-purpose · ",
-        '  → Read(file_path="keep.txt")\n    ← precious',
-        "    hook PostToolUse:Read · general-purpose · [echo '{\"hookSpecificOutput\": ", "] exit 0 · added context",
-        "\n\nrequest 4 · subagent general-purpose · ", "  keep.txt says precious.\n"
-        f"hook SubagentStop:general-purpose · general-purpose · {logger}",
-        "\n\nrequest 5 · main · ", f"  Done.\nhook Stop · main · {logger}\n\nanswer    Done.",
-    ])
-
-    code, out, _ = cassette(capsys, "show", path, "--json")
-    session = json.loads(out)
-    first, subagent = session["requests"][0], session["requests"][2]
-    assert [shown["moment"] for shown in first["hooks_before"]] == ["SessionStart:startup", "UserPromptSubmit"]
-    (blocked,) = first["tool_calls"][0]["hooks"]
-    assert blocked["runs"] == [{"command": GUARD, "exit_code": 2, "stderr": "no deleting here\n",
-                                "decided": "blocked: no deleting here"}]
-    assert blocked["input"]["tool_input"] == {"command": "rm -f keep.txt"} and blocked["agent"] == "main"
-    assert [shown["event"] for shown in subagent["hooks_before"]] == ["SubagentStart"]
-    assert session["requests"][-1]["hooks_after"][0]["event"] == "Stop" and "hooks_at_end" not in session
-
-    report = agent.workspace.parent / "report.html"
-    assert cassette(capsys, "show", path, "--html", str(report))[0] == 0
-    page = report.read_text()
-    in_order(page, ['data-event="SessionStart"', 'id="request-1"', 'data-event="PreToolUse"',
-                    "exit 2 · blocked: no deleting here", 'data-event="SubagentStart"', 'id="request-3"',
-                    'data-event="PostToolUse"', 'id="request-4"', 'data-event="SubagentStop"', 'id="request-5"',
-                    'data-event="Stop"', 'id="answer"'])
-    assert "$CLAUDE_PROJECT_DIR" in page and "<script>" not in page.split("<body>")[1].split("<script>")[0]
-
-
-def test_check_is_ok_on_a_hooks_cassette_and_an_update_keeps_every_firing(agent, tmp_path, capsys):
-    recorded_context(agent)
-    copy = tmp_path / "ci" / "hooks.yaml"
-    copy.parent.mkdir()
-    shutil.copy(agent.cassette_path(1), copy)
-    before = yaml.safe_load(copy.read_text())
-    assert cassette(capsys, "check", str(copy))[:2] == (0, f"ok    {copy}\n")
-
-    agent.write("CLAUDE.md", "Answer in one line.\n")  # what every request is sent changes
-    code, out, _ = cassette(capsys, "check", str(copy))
-    assert code == 1 and out.startswith(f"drift {copy}: ")
-    code, out, err = cassette(capsys, "check", "--update", str(copy))
-    assert code == 0 and out.startswith(f"updated {copy}: 2 requests changed"), (out, err)
-    after = yaml.safe_load(copy.read_text())
-    assert after["tool_runs"] == before["tool_runs"] and after["setup"] == before["setup"]
-    assert cassette(capsys, "check", str(copy))[:2] == (0, f"ok    {copy}\n")
-
-
-SCENARIOS = {  # how each session is recorded, and the scripted model's part in it
-    "guard": (recorded_guard, lambda model: model.script(
-        call("Bash", command="rm -f keep.txt"), call("Read", file_path="keep.txt"), every_result)),
-    "context": (recorded_context, lambda model: model.script(call("Bash", command="echo original"), every_result)),
-    "subagent": (recorded_with_a_subagent, lambda model: (
-        model.script(call("Bash", command="rm -f keep.txt"), call(
-            "Agent", description="Read it", prompt="Read keep.txt and report.", subagent_type="general-purpose"),
-            text("Done.")),
-        model.route("Read keep.txt and report.", call("Read", file_path="keep.txt"), text("keep.txt says precious.")))),
-}
-
-
-def record_again(agent, monkeypatch, capsys, path: Path, replies) -> tuple[int, str, str]:
-    """`cassette record PATH` against a new scripted model (its ids count from 1 again)."""
-    served = ScriptedModel()
-    try:
-        replies(served)
-        monkeypatch.setenv(BASES[agent.provider], served.base + ("/api/v1/" if agent.provider == "openrouter" else ""))
-        monkeypatch.setenv(KEYS[agent.provider], "dummy-key")  # each run takes the key out of the environment
-        return cassette(capsys, "record", str(path))
-    finally:
-        served.close()
-
-
-@pytest.mark.parametrize("scenario", list(SCENARIOS))
-def test_a_re_recording_of_a_hooks_cassette_is_byte_for_byte_the_same(agent, tmp_path, capsys, monkeypatch, scenario):
-    """What a hook reads that changes every run (session id, transcript paths, durations, agent
-    ids) stays out of the cassette: recorded again, it is the same file."""
-    record, replies = SCENARIOS[scenario]
-    record(agent)
-    copy = tmp_path / "hooks.yaml"
-    shutil.copy(agent.cassette_path(1), copy)
-    assert not any(name.encode() in copy.read_bytes() for name in ("session_id", "transcript_path", "duration_ms", "agent_id"))
-    # the scripted model counts tokens in what it receives, folders included: recorded in another
-    # folder than the committed cassette, its token counts (and a subagent's, in its report) may differ
-    assert record_again(agent, monkeypatch, capsys, copy, replies)[0] == 0
-    before = copy.read_bytes()
-    code, out, err = record_again(agent, monkeypatch, capsys, copy, replies)
-    assert (code, out) == (0, f"recorded {copy}: unchanged\n"), err
-    assert copy.read_bytes() == before
-
-
-# --- a hostile cassette -----------------------------------------------------------------------------
-
-def _firing(change):
-    def tamper(data):
-        firing = next(entry for entry in data["tool_runs"] if "hook" in entry)
-        change(firing)
-    return tamper
-
-
-MALFORMED_FIRINGS = {
-    "runs as text": (_firing(lambda f: f.update(runs="rm -rf /")), "(a hook firing): `runs` must be a list of mappings"),
-    "a run as a list": (_firing(lambda f: f.update(runs=[["a"]])), "(a hook firing): `runs` must be a list of mappings"),
-    "exit code as text": (_firing(lambda f: f["runs"][0].update(exit_code="2")), "each run's `exit_code` must be a number"),
-    "exit code true": (_firing(lambda f: f["runs"][0].update(exit_code=True)), "each run's `exit_code` must be a number"),
-    "a command as a number": (_firing(lambda f: f["runs"][0].update(command=7)), "each run's `command` must be text"),
-    "stderr as a mapping": (_firing(lambda f: f["runs"][0].update(stderr={"a": 1})), "`stdout` and `stderr` must be text"),
-    "the event as a number": (_firing(lambda f: f.update(hook=5)), "`hook` must be the event's name"),
-    "input as a list": (_firing(lambda f: f.update(input=[1])), "`input` must be a mapping of JSON data"),
-    "a firing that is a tool run too": (_firing(lambda f: f.update(tool="Bash", output={"a": 1})),
-                                        "is both a hook firing (`hook`) and a tool run (`tool`)"),
-    "input nested past the limit": (_firing(lambda f: f.update(input="NESTED")), "nests deeper than"),
-}
-
-
-@pytest.mark.parametrize("case", list(MALFORMED_FIRINGS))
-def test_a_malformed_hook_firing_is_one_line_and_exit_2(agent, tmp_path, capsys, case):
-    """Tampered copies of the guard session's cassette: each is refused before anything runs."""
-    change, problem = MALFORMED_FIRINGS[case]
-    seed = CASSETTES / "hook_replay" / f"test_replay_tools_runs_no_hook_and_reproduces_the_block_here_and_in_an_empty_folder-{agent.provider}.yaml"
-    data = yaml.safe_load(seed.read_text())
-    change(data)
-    tampered = tmp_path / "tampered.yaml"
-    written = yaml.safe_dump(data, sort_keys=False)
-    tampered.write_text(written.replace("input: NESTED", "input: " + "{a: " * 5000 + "}" * 5000, 1))
-    for argv in (["--replay", str(tampered)], ["--replay", str(tampered), "--replay-tools"],
-                 ["cassette", "show", str(tampered)], ["cassette", "show", str(tampered), "--json"]):
-        capsys.readouterr()
-        code = cli.main(argv)
-        out, err = capsys.readouterr()
-        assert (code, out) == (2, "") and err.count("\n") == 1, (argv, err)
-        assert problem in err and str(tampered) in err, (argv, err)
-    code, out, _ = cassette(capsys, "check", str(tampered))
-    assert code == 1 and out.startswith(f"error {tampered}: ") and problem in out, out
+    folder = elsewhere(tmp_path, monkeypatch)
+    replayed = agent.replay("--replay-tools", cwd=folder)
+    assert (replayed.exit_code, replayed.stdout) == (0, "Tests ran.\n"), replayed.stderr
+    code, out, _ = cassette(capsys, "show", str(run.cassette))
+    blocked, passed = (f"  {said}\nhook Stop · main · [{STOP_GATE}] {how}\n" for said, how in [
+        ("Done.", "exit 2 · blocked: run the tests first"), ("Tests ran.", "exit 0 · no effect")])
+    in_order(out, [blocked, "request 2 · main", passed])
