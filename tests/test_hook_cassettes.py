@@ -18,6 +18,7 @@ from scripted_model import ScriptedModel, call, text
 from test_hook_replay import (BLOCKING_GUARD, GUARD, LOGGER, cassette, every_result, in_order, json_hook, recorded_context,
                               recorded_guard)
 from test_hooks import command_hook, hooks_settings
+from test_outcomes import agent_log_kept  # noqa: F401 (autouse: `cassette check` in-process quiets the agent's log)
 
 SUBAGENT_CONTEXT = json_hook("SubagentStart", additionalContext="work quietly")
 READ_CHECKED = json_hook("PostToolUse", additionalContext="the output was checked")
