@@ -35,16 +35,7 @@ def place_hooks(entries: list[Any], turns: list[dict[str, Any]], prompt_text: Ca
     requests): a call's `hooks`, a turn's `hooks_before` or `hooks_after`; returns those shown at
     the end. `prompt_text(index)` is the user's text that request `index` ends with ("" for none)."""
     calls = {call["id"]: call for turn in turns for call in turn.get("tool_calls") or [] if isinstance(call.get("id"), str)}
-    starts, ends = defaultdict(list), defaultdict(list)  # agent -> its turns starting / ending a conversation
-    for index, turn in enumerate(turns):
-        agent = "main" if turn["agent"] in MAIN else turn["agent"]
-        if "task" in turn:
-            starts[agent].append(index)
-        if "error" not in turn and not turn.get("tool_calls"):
-            ends[agent].append(index)
-    mains = [index for index, turn in enumerate(turns) if turn["agent"] in MAIN]
-    taken: dict[tuple, int] = defaultdict(int)  # (event, agent) -> how many of its anchors were used
-    prompted = 0  # the main turns before this one have had their prompt's firing
+    anchors = _Anchors(turns, prompt_text)
     waiting: list[dict[str, Any]] = []  # firings shown before the next tool call that ran
     at_end: list[dict[str, Any]] = []
     for entry in entries:
@@ -54,32 +45,70 @@ def place_hooks(entries: list[Any], turns: list[dict[str, Any]], prompt_text: Ca
                 waiting = []
             continue
         shown = firing(entry, decided)
-        event, agent, fields = shown["event"], shown["agent"], shown["input"]
-        if isinstance(fields.get("tool_use_id"), str) and fields["tool_use_id"] in calls:
-            calls[fields["tool_use_id"]].setdefault("hooks", []).append(shown)
-            continue
-        place: tuple[int, str] | None = None
-        if event == "SessionStart" and turns:
-            place = (mains[0] if mains else 0, "hooks_before")
-        elif event == "UserPromptSubmit":
-            prompt = fields.get("prompt") if isinstance(fields.get("prompt"), str) else ""
-            found = next((n for n in range(prompted, len(mains)) if prompt.strip() and prompt.strip() in prompt_text(mains[n])),
-                         prompted if prompted < len(mains) else None)
-            if found is not None:
-                place, prompted = (mains[found], "hooks_before"), found + 1
-        elif event in ("SubagentStart", "Stop", "SubagentStop"):
-            anchors, side = (starts, "hooks_before") if event == "SubagentStart" else (ends, "hooks_after")
-            used = taken[(event, agent)]
-            if used < len(anchors[agent]):
-                place, taken[(event, agent)] = (anchors[agent][used], side), used + 1
-        elif event != "SessionEnd":
-            waiting.append(shown)
-            continue
-        if place is None:
-            at_end.append(shown)
+        call_id = shown["input"].get("tool_use_id")
+        if isinstance(call_id, str) and call_id in calls:
+            calls[call_id].setdefault("hooks", []).append(shown)
+        elif shown["event"] in ANCHORED:
+            place = anchors.place(shown)
+            if place is None:
+                at_end += [*waiting, shown]
+                waiting = []
+            else:
+                turns[place[0]].setdefault(place[1], []).append(shown)
+        elif shown["event"] == "SessionEnd":
+            at_end += [*waiting, shown]
+            waiting = []
         else:
-            turns[place[0]].setdefault(place[1], []).append(shown)
+            waiting.append(shown)
     return at_end + waiting
+
+
+ANCHORED = ("SessionStart", "UserPromptSubmit", "SubagentStart", "Stop", "SubagentStop")
+LOOKAHEAD = 64  # main requests searched for a prompt's own: a hostile cassette's firings cost little each
+
+
+class _Anchors:
+    """The requests the firings not about a tool call go with, taken in order (module docstring)."""
+
+    def __init__(self, turns: list[dict[str, Any]], prompt_text: Callable[[int], str]):
+        self.starts, self.ends = defaultdict(list), defaultdict(list)  # agent -> turns starting / ending a conversation
+        for index, turn in enumerate(turns):
+            agent = "main" if turn["agent"] in MAIN else turn["agent"]
+            if "task" in turn:
+                self.starts[agent].append(index)
+            if "error" not in turn and not turn.get("tool_calls"):
+                self.ends[agent].append(index)
+        self.mains = [index for index, turn in enumerate(turns) if turn["agent"] in MAIN]
+        self.prompt_text = prompt_text
+        self.prompted = 0  # main requests before this one have had their prompt's firing
+        self.taken: dict[tuple, int] = defaultdict(int)  # (event, agent) -> how many of its anchors were used
+
+    def place(self, shown: dict[str, Any]) -> tuple[int, str] | None:
+        """(request index, `hooks_before` or `hooks_after`) for a firing, or None: at the end."""
+        event, agent = shown["event"], shown["agent"]
+        if event == "SessionStart":
+            return (self.mains or [0])[0], "hooks_before"  # a cassette holds a request at least
+        if event == "UserPromptSubmit":
+            return self._prompted(shown["input"].get("prompt"))
+        anchors, side = (self.starts, "hooks_before") if event == "SubagentStart" else (self.ends, "hooks_after")
+        used = self.taken[(event, agent)]
+        if used >= len(anchors[agent]):
+            return None
+        self.taken[(event, agent)] = used + 1
+        return anchors[agent][used], side
+
+    def _prompted(self, prompt: Any) -> tuple[int, str] | None:
+        """The next main request that ends with `prompt` (the next main request, when none does:
+        a blocked prompt sent none)."""
+        if self.prompted >= len(self.mains):
+            return None
+        wanted = prompt.strip() if isinstance(prompt, str) else ""
+        window = range(self.prompted, min(len(self.mains), self.prompted + LOOKAHEAD))
+        found = next((n for n in window if wanted and wanted in self.prompt_text(self.mains[n])), None)
+        if found is None:  # not taken: the next prompt's firing may find its request there
+            return self.mains[self.prompted], "hooks_before"
+        self.prompted = found + 1
+        return self.mains[found], "hooks_before"
 
 
 def firing(entry: dict[str, Any], decided: Decided | None) -> dict[str, Any]:
