@@ -15,7 +15,8 @@ import yaml
 from agent import cli
 from conftest import BASES, CASSETTES, KEYS
 from scripted_model import ScriptedModel, call, text
-from test_hook_replay import (BLOCKING_GUARD, GUARD, LOGGER, cassette, every_result, in_order, json_hook, recorded_context,
+from test_cassette_reading import cassette
+from test_hook_replay import (BLOCKING_GUARD, GUARD, LOGGER, every_result, in_order, json_hook, recorded_context,
                               recorded_guard)
 from test_hooks import command_hook, hooks_settings
 from test_outcomes import agent_log_kept  # noqa: F401 (autouse: `cassette check` in-process quiets the agent's log)

@@ -10,21 +10,13 @@ from pathlib import Path
 
 import yaml
 
-from agent import cli
 from scripted_model import call, text
+from test_cassette_reading import cassette
 from test_hooks import command_hook, hooks_settings, message_text
 
 GUARD = '"$CLAUDE_PROJECT_DIR"/.claude/hooks/guard.sh'
 LOGGER = 'cat >> "$CLAUDE_PROJECT_DIR"/hooks.log && echo >> "$CLAUDE_PROJECT_DIR"/hooks.log'
 BLOCKING_GUARD = "#!/bin/bash\nif grep -q 'rm -f'; then echo 'no deleting here' >&2; exit 2; fi\n"
-
-
-def cassette(capsys, *args: str) -> tuple[int, str, str]:
-    """`your_program.sh cassette *args`, in-process: exit code, stdout, stderr."""
-    capsys.readouterr()
-    code = cli.main(["cassette", *args])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def every_result(request):
