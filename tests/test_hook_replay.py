@@ -110,10 +110,10 @@ def test_a_regression_replay_runs_the_hooks_and_a_changed_answer_is_drift_in_one
     assert f"the PreToolUse:Bash hook [{GUARD}] differs" in run.stderr and (agent.workspace / "keep.txt").exists()
     assert 'it did not run (it is not configured here now); its block was recorded as "no deleting here\\n"' in run.stderr
 
-    hooks_settings(agent, {"PreToolUse": command_hook(GUARD, "Bash") + command_hook(LOGGER),
+    hooks_settings(agent, {"PreToolUse": command_hook(LOGGER) + command_hook(GUARD, "Bash"),
                            "PostToolUse": command_hook(LOGGER) + command_hook("true"),
                            "Notification": command_hook(LOGGER), "SessionEnd": command_hook(LOGGER)})
-    run = agent.replay()  # a logger more, the others gone: no effect changed
+    run = agent.replay()  # in another order, a hook more, some gone: no hook does anything else
     assert (run.exit_code, run.stderr) == (0, ""), run.stderr
 
 

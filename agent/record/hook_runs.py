@@ -86,7 +86,9 @@ class HookRuns:
         if self.answering:
             return recorded_runs
         runs = run_all() if commands and not self.off else []
-        now, then = effects(runs), effects(recorded_runs)
+        # each hook's effect, whatever order the hooks are configured in now (what an order changes
+        # reaches the requests, which are compared too)
+        now, then = _by_command(effects(runs)), _by_command(effects(recorded_runs))
         if now != then:
             ran = [] if self.off else commands
             raise ReplayMismatch(_drift(moment(event, hook_input), agent, self.path, then, now, ran, self.off))
@@ -114,16 +116,16 @@ def _runs_of(entry: Any) -> Runs:
     return [(run["command"], run) for run in entry["runs"] if isinstance(run, dict) and isinstance(run.get("command"), str)]
 
 
-def _drift(name: str, agent: str, path: str, then: list[dict[str, Any]], now: list[dict[str, Any]],
+def _by_command(effects: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    return {effect["command"]: effect for effect in effects}
+
+
+def _drift(name: str, agent: str, path: str, recorded: dict[str, dict[str, Any]], current: dict[str, dict[str, Any]],
            ran: list[str], off: bool) -> str:
     """The first hook whose effect differs, named as a request difference is: where, the field,
     recorded and now."""
     who = "" if agent == "main" else f" of {agent}"
-    recorded = {effect["command"]: effect for effect in then}
-    current = {effect["command"]: effect for effect in now}
-    command = next((c for c in [*recorded, *current] if recorded.get(c) != current.get(c)), None)
-    if command is None:  # the same effects in another order
-        return f"the {name} hook{who} answers differ from the cassette {path} in their order"
+    command = next(c for c in [*recorded, *current] if recorded.get(c) != current.get(c))
     old, new = recorded.get(command, {}), current.get(command, {})
     field = next(key for key in [*EFFECT_FIELDS, *sorted({*old, *new})] if old.get(key) != new.get(key))
     words = EFFECT_FIELDS.get(field, field)
