@@ -108,7 +108,7 @@ def test_a_regression_replay_runs_the_hooks_and_a_changed_answer_is_drift_in_one
     run = agent.replay()
     assert run.exit_code == 1 and run.stderr.count("\n") == 1, run.stderr
     assert f"the PreToolUse:Bash hook [{GUARD}] differs" in run.stderr and (agent.workspace / "keep.txt").exists()
-    assert 'it did not run (it is not configured here now); its block was recorded as "no deleting here\\n"' in run.stderr
+    assert 'it did not run (it is not among the hooks that run here now); its block was recorded as "no deleting here\\n"' in run.stderr
 
     hooks_settings(agent, {"PreToolUse": command_hook(LOGGER) + command_hook(GUARD, "Bash"),
                            "PostToolUse": command_hook(LOGGER) + command_hook("true"),
@@ -167,6 +167,7 @@ def test_disable_all_hooks_here_still_replays_the_recorded_hooks_and_is_drift_wh
     run = agent.replay()
     assert run.exit_code == 1 and run.stderr.count("\n") == 1, run.stderr
     assert run.stderr.startswith("error: the SessionStart:startup hook [echo branch main is green] differs"), run.stderr
+    assert 'it did not run (hooks are off here: disableAllHooks); its output given as context was recorded as "branch' in run.stderr
 
 
 STOP_GATE = "grep -q '\"stop_hook_active\": true' || { echo 'run the tests first' >&2; exit 2; }"

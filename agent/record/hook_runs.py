@@ -130,7 +130,7 @@ def _drift(name: str, agent: str, path: str, recorded: dict[str, dict[str, Any]]
     field = next(key for key in [*EFFECT_FIELDS, *sorted({*old, *new})] if old.get(key) != new.get(key))
     words = EFFECT_FIELDS.get(field, field)
     if command not in ran and command in recorded:
-        why = "hooks are off here (disableAllHooks)" if off else "it is not configured here now"
+        why = "hooks are off here: disableAllHooks" if off else "it is not among the hooks that run here now"
         change = f"it did not run ({why}); its {words} was recorded as {_shown(old.get(field), command)}"
     else:
         change = f"its {words}: recorded {_shown(old.get(field), command)}, now {_shown(new.get(field), command)}"
