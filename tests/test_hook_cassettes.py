@@ -13,6 +13,7 @@ import pytest
 import yaml
 
 from agent import cli
+from browser import CHROMIUM, rendered
 from conftest import BASES, CASSETTES, KEYS
 from scripted_model import ScriptedModel, call, text
 from test_cassette_reading import cassette
@@ -84,6 +85,13 @@ def test_cassette_show_lists_each_hook_firing_in_place(agent, capsys):
                     'data-event="PostToolUse"', 'id="request-4"', 'data-event="SubagentStop"', 'id="request-5"',
                     'data-event="Stop"', 'id="answer"'])
     assert "$CLAUDE_PROJECT_DIR" in page and "<script>" not in page.split("<body>")[1].split("<script>")[0]
+    if CHROMIUM:  # as a browser shows it: the block under the Bash call, the subagent's hooks in its block
+        shown = rendered(report)
+        bash = shown.find("div", "call", data_tool="Bash")
+        assert bash.find("div", "hook", data_event="PreToolUse").text.endswith("exit 2 · blocked: no deleting here")
+        (subagent,) = shown.find_all("details", "sub", data_agent="general-purpose")
+        assert [hook.attrs["data-event"] for hook in subagent.find_all("div", "hook")] == [
+            "SubagentStart", "PostToolUse", "SubagentStop"]
 
 
 def test_check_is_ok_on_a_hooks_cassette_and_an_update_keeps_every_firing(agent, tmp_path, capsys):
