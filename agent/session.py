@@ -61,6 +61,7 @@ class Session:
     # called as tool_runs(agent, call_id, tool, arguments, run) wherever a tool would touch the
     # machine: records each result (--record) or answers from the cassette (--replay-tools)
     tool_runs: Any = None
+    mcp: Any = None  # agent.mcp.servers.McpServers, or None when no MCP server is configured
     hooks: Any = None  # agent.hooks.engine.Hooks, or None when no hook is configured (or all are disabled)
     unwritten: list[str] = field(default_factory=list)  # files of the run a full disk kept from being saved, and why
     cancelled: threading.Event = field(default_factory=threading.Event)  # set on Ctrl-C: every agent stops
@@ -80,7 +81,8 @@ class Session:
                   agent_types: tuple[str, ...] | None = None) -> list[Tool]:
         """Every tool an agent at `depth` may have before its definition filters them: the six
         built-ins, Skill when there are skills the model may load (less `exclude_skill`, a fork's
-        own), and Agent below the depth cap (only for `agent_types` when given). Subagents ask
+        own), Agent below the depth cap (only for `agent_types` when given), and the tools of the
+        session's MCP servers. Subagents ask
         for theirs here, so the layers that start subagents never import the tools that start them."""
         tools = builtin_tools()
         catalogs = self.catalogs
@@ -89,6 +91,8 @@ class Session:
         agents = self.agents if agent_types is None else {n: a for n, a in self.agents.items() if n in agent_types}
         if depth < self.max_depth and agents:
             tools.append(agent_tool(agents, catalogs.agent_entries, catalogs.agent_lines, catalogs.shortened))
+        if self.mcp is not None:
+            tools += self.mcp.tools()
         return tools
 
     def _tool_names(self, depth: int) -> list[str]:
@@ -98,6 +102,8 @@ class Session:
             names.append("Skill")
         if depth < self.max_depth and self.agents:
             names.append("Agent")
+        if self.mcp is not None:
+            names += [tool.name for tool in self.mcp.tools()]
         return names
 
     def record_denial(self, tool_name: str, tool_use_id: str | None, tool_input: dict) -> None:

@@ -22,6 +22,7 @@ RANKS = {
     "agent.model": 2,
     "agent.record": 2,
     "agent.hooks": 2,
+    "agent.mcp": 4,
 }
 BOTTOM = {"agent.conversation", "agent.errors", "agent.permissions", "agent.prompt", "agent.workspace",
           "agent.transcripts", "agent.memory", "agent.secrets", "agent.processes", "agent"}

@@ -12,6 +12,7 @@ from typing import IO, Any, Mapping, Sequence
 
 from agent.cli.cassette_run import hook_runs, recording, replay_approver, replay_setup, tool_runs
 from agent.cli.environment import Environment
+from agent.cli.mcp_setup import session_servers, stop_servers
 from agent.cli.trust import own_trust
 from agent.cli.stdin import combine, read_piped
 from agent.errors import AgentError, UsageError
@@ -83,6 +84,8 @@ def run(args: argparse.Namespace, env: Mapping[str, str], stdin: IO | None = Non
     except AgentError as exc:
         exc.session = session  # the JSON result still reports the session, its usage and cost
         raise
+    finally:
+        stop_servers(session)
 
 
 class _Unshown:
@@ -194,6 +197,7 @@ def build_session(args: argparse.Namespace, environment: Environment, observer=N
         tool_runs=runs,
         approver=replay_approver(args, recorded),
     )
+    session.mcp = session_servers(args, environment, cwd, home, trusted)
     session.hooks = session_hooks(args, session, home, policy_sources, trusted, hook_runs(args, recorded, runs))
     return session, history
 

@@ -103,6 +103,12 @@ VARIABLES = [
              "characters for the skill and agent catalogs together (default 12000)", _positive_int, 12_000),
     Variable("AGENT_TRUST_WORKSPACE", "1 or 0", "1 trusts this workspace's own settings and skills, as "
              "--trust-workspace does", _switch, False),
+    Variable("MCP_TIMEOUT", "a number of milliseconds > 0", "how long an MCP server may take to start (default 30000)",
+             _positive_number, 30_000.0),
+    Variable("MCP_TOOL_TIMEOUT", "a number of milliseconds > 0", "how long one MCP tool call may take (default 600000)",
+             _positive_number, 600_000.0),
+    Variable("MAX_MCP_OUTPUT_TOKENS", "a whole number > 0", "the most an MCP tool's result may hold, in tokens "
+             "(default 25000)", _positive_int, 25_000),
     Variable("XDG_CACHE_HOME", "an absolute folder", "where the frontmatter cache lives (default ~/.cache)"),
 ]
 BY_NAME = {variable.name: variable for variable in VARIABLES}

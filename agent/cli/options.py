@@ -52,6 +52,9 @@ def build_parser() -> argparse.ArgumentParser:
     add("--session-id", metavar="UUID", help="the id of this new session")
     add("--agents", metavar="JSON", help="extra subagent definitions: a JSON object, or a path to a JSON file")
     add("--settings", metavar="FILE", help="extra settings (a JSON file, or JSON text), applied last")
+    add("--mcp-config", dest="mcp_configs", action="append", default=[], metavar="FILE_OR_JSON",
+        help='MCP servers: a JSON file or JSON text {"mcpServers": {...}} (repeatable)')
+    add("--strict-mcp-config", action="store_true", help="use only the --mcp-config servers (not .mcp.json or your own)")
     add("--add-dir", dest="add_dirs", action="append", default=[], metavar="DIR",
         help="another folder the tools may work in, like the workspace (repeatable)")
     add("--permission-mode", choices=MODES, help="how tool calls are approved (default: settings, else default)")

@@ -1,0 +1,80 @@
+"""The MCP servers of a session: started together (in parallel, each within MCP_TIMEOUT) at the
+start of a run, their tools offered to the agents that may use them, each call made within
+MCP_TOOL_TIMEOUT, and all stopped at the end. A server that fails to start is one warning and
+its tools are absent (a call to one is an unknown tool, as in Claude Code); one that dies
+mid-call is a tool error, and the next call starts it again."""
+
+from __future__ import annotations
+
+import logging
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Iterable
+
+from agent.mcp.config import ServerConfig
+from agent.mcp.connection import Connection, ServerError
+from agent.mcp.tools import DEFAULT_OUTPUT_TOKENS, mcp_tool
+from agent.tools.base import Tool, ToolError
+
+log = logging.getLogger("agent")
+
+DEFAULT_START_TIMEOUT_S = 30.0  # MCP_TIMEOUT
+DEFAULT_CALL_TIMEOUT_S = 600.0  # MCP_TOOL_TIMEOUT
+MAX_PARALLEL_STARTS = 16
+
+
+class McpServers:
+    """Connections to the configured servers, by name, in configuration order."""
+
+    def __init__(self, configs: Iterable[ServerConfig], cwd: str, start_timeout_s: float = DEFAULT_START_TIMEOUT_S,
+                 call_timeout_s: float = DEFAULT_CALL_TIMEOUT_S, output_tokens: int = DEFAULT_OUTPUT_TOKENS):
+        self.connections = {config.name: Connection(config, cwd) for config in configs}
+        self.start_timeout_s = start_timeout_s
+        self.call_timeout_s = call_timeout_s
+        self.output_tokens = output_tokens
+
+    def start(self, names: Iterable[str] | None = None) -> None:
+        """Start the servers (all, or those `names`) in parallel; a failure is one warning each."""
+        pending = [c for name, c in self.connections.items() if (names is None or name in names) and c.status == "pending"]
+        if not pending:
+            return
+        with ThreadPoolExecutor(max_workers=min(len(pending), MAX_PARALLEL_STARTS)) as pool:
+            list(pool.map(lambda connection: connection.start(self.start_timeout_s), pending))
+        for connection in pending:
+            name = connection.config.name
+            if connection.status == "connected":
+                log.info("MCP server %s (%s): connected, %d tools", name, connection.config.described(),
+                         len(connection.tools))
+            else:
+                log.warning("MCP server %s failed to start: %s", name, connection.error)
+            if connection.stderr.text().strip():
+                log.info("MCP server %s stderr:\n%s", name, connection.stderr.text().rstrip()[-4000:])
+
+    def tools(self, names: Iterable[str] | None = None) -> list[Tool]:
+        """The tools of the connected servers (all, or those `names`), servers in configuration
+        order, each server's tools in its own order."""
+        wanted = None if names is None else set(names)
+        found = []
+        for name, connection in self.connections.items():
+            if (wanted is None or name in wanted) and connection.status == "connected":
+                found += [mcp_tool(name, listed, self._caller(name), self.output_tokens) for listed in connection.tools]
+        return found
+
+    def _caller(self, server: str):
+        def call(tool: str, arguments: dict[str, Any], context) -> Any:
+            try:
+                return self.connections[server].call(tool, arguments, self.call_timeout_s,
+                                                     getattr(context, "call_id", None), self.start_timeout_s)
+            except ServerError as exc:
+                raise ToolError(str(exc)) from None
+        return call
+
+    def status(self) -> list[dict[str, str]]:
+        """Each server's name and status, as stream-json's init line lists them."""
+        return [{"name": name, "status": connection.status} for name, connection in self.connections.items()]
+
+    def close(self) -> None:
+        """Stop every server (in parallel: each may take a few seconds to go)."""
+        started = [c for c in self.connections.values() if c.status != "pending"]
+        if started:
+            with ThreadPoolExecutor(max_workers=min(len(started), MAX_PARALLEL_STARTS)) as pool:
+                list(pool.map(lambda connection: connection.close(), started))
