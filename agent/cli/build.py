@@ -197,7 +197,7 @@ def build_session(args: argparse.Namespace, environment: Environment, observer=N
         tool_runs=runs,
         approver=replay_approver(args, recorded),
     )
-    session.mcp = session_servers(args, environment, cwd, home, trusted)
+    session.mcp = session_servers(args, environment, cwd, home, trusted, recorded)
     session.hooks = session_hooks(args, session, home, policy_sources, trusted, hook_runs(args, recorded, runs))
     return session, history
 

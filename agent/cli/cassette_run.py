@@ -96,10 +96,9 @@ def recording(args: argparse.Namespace, session, environment: Environment, turns
     client = session.client
     if args.replay:
         from agent.record.replaying import replaying
-        from agent.record.workspace_drift import workspace_cause
 
         return replaying(recorded, client.http, client.current_agent, match_rules(args, recorded),
-                         update=getattr(args, "update_cassette", None), explain=workspace_cause,
+                         update=getattr(args, "update_cassette", None), explain=drift_cause,
                          folders=cassette_folders(session.workspace.cwd))
     from agent.cli.options import build_parser
     from agent.cli.replay import recorded_setup
@@ -111,7 +110,21 @@ def recording(args: argparse.Namespace, session, environment: Environment, turns
                                            turns)
     if getattr(args, "workspace_trusted", False):
         setup[TRUST_SETUP_KEY] = True
+    if session.mcp is not None:  # the tools its servers offered, for a replay that starts none
+        from agent.cli.mcp_replay import offered
+        from agent.record.mcp_servers import SETUP_KEY as MCP_SETUP_KEY
+
+        setup[MCP_SETUP_KEY] = offered(session.mcp)
     return record_to(args.record, client.http, folders, Recording(setup, client.current_agent, session.tool_runs))
+
+
+def drift_cause(recorded: Any, sent: Any) -> str | None:
+    """Why a request differs from the recorded one when this folder is the cause, in words: other
+    skills, agent types or CLAUDE.md text (`workspace_drift`), or other MCP tools (`mcp_drift`)."""
+    from agent.record.mcp_drift import mcp_cause
+    from agent.record.workspace_drift import workspace_cause
+
+    return workspace_cause(recorded, sent) or mcp_cause(recorded, sent)
 
 
 def match_rules(args: argparse.Namespace, recorded):

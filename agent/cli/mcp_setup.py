@@ -5,12 +5,17 @@ the run ends."""
 from __future__ import annotations
 
 import argparse
+import logging
 from pathlib import Path
 
+log = logging.getLogger("agent")
 
-def session_servers(args: argparse.Namespace, environment, cwd: Path, home: Path, trusted: bool):
+
+def session_servers(args: argparse.Namespace, environment, cwd: Path, home: Path, trusted: bool, recorded=None):
     """The started MCP servers of a session (agent.mcp.servers.McpServers), or None when none is
-    configured."""
+    configured. A replay with --replay-tools starts none: it offers the `recorded` cassette's."""
+    if args.replay_tools:
+        return replayed_servers(args, recorded)
     from agent.mcp.sources import configured_servers
 
     configs = configured_servers(cwd, home, args.mcp_configs, args.strict_mcp_config, trusted, environment.raw)
@@ -22,6 +27,17 @@ def session_servers(args: argparse.Namespace, environment, cwd: Path, home: Path
                          environment["MCP_TOOL_TIMEOUT"] / 1000, environment["MAX_MCP_OUTPUT_TOKENS"])
     servers.start()
     return servers
+
+
+def replayed_servers(args: argparse.Namespace, recorded):
+    """Under --replay-tools, the servers the recording offered, started nowhere
+    (agent.cli.mcp_replay.RecordedServers), or None when it offered none; what this folder or
+    --mcp-config configures is not started either."""
+    from agent.cli.mcp_replay import recorded_servers
+
+    if args.mcp_configs:
+        log.info("--mcp-config: no server is started with --replay-tools (the cassette's tools answer)")
+    return recorded_servers(recorded.setup if recorded is not None else None)
 
 
 def stop_servers(session) -> None:

@@ -97,11 +97,14 @@ class StreamJson:
         return self.partial
 
     def start(self, session, agent) -> None:
-        """The `system` `init` line: the session and the main agent's model and tools. As in Claude
-        Code, the first prompt's UserPromptSubmit hook lines come before it (SessionStart's do anyway)."""
+        """The `system` `init` line: the session, the main agent's model and tools, and each MCP
+        server's name and status (`connected`, `failed`: the recording's in a replay with
+        --replay-tools). As in Claude Code, the first prompt's UserPromptSubmit hook lines come
+        before it (SessionStart's do anyway)."""
         self.session = session
         self._init = {"type": "system", "subtype": "init", "cwd": str(session.workspace.cwd),
                       "session_id": session.session_id, "model": agent.model, "tools": list(agent.tools),
+                      "mcp_servers": session.mcp.status() if session.mcp is not None else [],
                       "permissionMode": getattr(agent.policy, "mode", "default"),
                       "slash_commands": [name for name, s in session.skills.items() if s.user_invocable],
                       "agents": list(session.agents)}

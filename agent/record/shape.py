@@ -12,6 +12,7 @@ from typing import Any
 
 from agent.record.approvals import ANSWERS, DECIDERS
 from agent.record.deltas import DELTA, delta_problem, message_count
+from agent.record.mcp_servers import SETUP_KEY as MCP_SERVERS, servers_problem
 
 _SCALARS = (str, int, float, bool, type(None))
 # Every rebuilt request lists its messages (shared with its base, a pointer each): a session of
@@ -173,6 +174,8 @@ def _setup_problem(setup: dict) -> str | None:
         return "`environment` values must be texts or numbers"
     problem = _outcome_problem(setup)
     if problem:
+        return problem
+    if MCP_SERVERS in setup and (problem := servers_problem(setup[MCP_SERVERS])):
         return problem
     if not json_like(setup):
         return "values must be JSON data (texts, numbers, lists, mappings)"

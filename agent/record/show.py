@@ -19,6 +19,7 @@ from typing import Any, Callable
 from agent.errors import AgentError
 from agent.record.bodies import content_text, request_body
 from agent.record.cassette_file import CassetteFile, Interaction
+from agent.record.mcp_servers import SETUP_KEY as MCP_SERVERS, server_line
 from agent.record.show_hooks import BEFORE_RESULT, hook_lines, place_hooks
 
 USAGE_KEYS = ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
@@ -156,6 +157,7 @@ def text(session: dict[str, Any]) -> str:
     extras += [f"{name}={value}" for name, value in (setup.get("environment") or {}).items()]
     if extras:
         lines.append("options   " + "; ".join(extras))
+    lines.extend(_labelled("mcp", server_line(server)) for server in setup.get(MCP_SERVERS) or [])
     for turn in session["requests"]:
         lines.append("")
         lines.extend(line for shown in turn.get("hooks_before", []) for line in hook_lines(shown, 0))
