@@ -113,6 +113,7 @@ def build_session(args: argparse.Namespace, environment: Environment, observer=N
     from agent.cli.sources import home_content_warning, setting_sources
     from agent.cli.trust import replay_trust
     from agent.hooks.sources import project_hooks
+    from agent.mcp.sources import has_project_servers
     from agent.memory import load_memory, memory_block
     from agent.model.client import ModelClient
     from agent.model.limits import Limits
@@ -155,7 +156,7 @@ def build_session(args: argparse.Namespace, environment: Environment, observer=N
     agents = discover_agents(cwd, home, args.agents, cache, sources)
     if not trusted and confirm_trust is not None and (
             project_grants(cwd, policy_sources) or any(s.source == "project" and s.allowed_tools for s in found)
-            or project_hooks(cwd, home, policy_sources, found, agents.values())):
+            or project_hooks(cwd, home, policy_sources, found, agents.values()) or has_project_servers(cwd, policy_sources)):
         trusted = confirm_trust()
     args.workspace_trusted = trusted  # a recording says so, for its replays
     skills = {skill.name: skill for skill in (found if trusted else without_project_grants(found, cwd, home))}
@@ -197,7 +198,7 @@ def build_session(args: argparse.Namespace, environment: Environment, observer=N
         tool_runs=runs,
         approver=replay_approver(args, recorded),
     )
-    session.mcp = session_servers(args, environment, cwd, home, trusted, recorded)
+    session.mcp = session_servers(args, environment, cwd, home, trusted, recorded, policy_sources)  # they run commands, as hooks do
     session.hooks = session_hooks(args, session, home, policy_sources, trusted, hook_runs(args, recorded, runs))
     return session, history
 

@@ -67,7 +67,7 @@ def ask_trust(terminal, cwd: Path, home: Path) -> bool:
     no goes on untrusted."""
     folder = trust_folder(cwd)
     terminal.say(f"{folder}: this folder's own settings, skills or agents grant permissions (allow rules, added "
-                 "folders, skills' allowed-tools) or run commands (hooks). Trust them only if you trust who wrote the "
+                 "folders, skills' allowed-tools) or run commands (hooks, MCP servers). Trust them only if you trust who wrote the "
                  "files here.")
     if terminal.ask("Trust this folder? y: yes (remembered), n: no (its grants are ignored)", "yn") != "y":
         return False
