@@ -3,9 +3,9 @@
 `options` holds the flags, `environment` the variables, `stdin` reads what is piped in, `build`
 turns them into a session and runs it, `replay` says what a cassette's setup holds and how a
 replay follows it, `output` shapes the JSON result and stream-json lines, `report` the stderr
-lines, `cassette` is the `cassette show|diff|check|record` subcommand, and `interactive` (with `terminal`,
-the only users of prompt_toolkit and rich) the conversation at a terminal. This package is the
-only code that writes to stdout.
+lines, `cassette` is the `cassette show|diff|check|record` subcommand, `mcp_command` the `mcp list`
+one, and `interactive` (with `terminal`, the only users of prompt_toolkit and rich) the
+conversation at a terminal. This package is the only code that writes to stdout.
 
 May import: everything below it (it is the top layer).
 """
@@ -56,6 +56,10 @@ def _main(argv: list[str], stdin: IO | None) -> int:
         from agent.cli.cassette import main as cassette_main
 
         return cassette_main(argv[1:], env)
+    if argv[:1] == ["mcp"]:  # `mcp list`, as Claude Code's `claude mcp list`
+        from agent.cli.mcp_command import main as mcp_main
+
+        return mcp_main(argv[1:], env)
     started = time.monotonic()
     output_format = "text"
     ended = Ending()  # how the run ended: a replay checks it against the cassette's `expect`
