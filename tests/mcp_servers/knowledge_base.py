@@ -1,15 +1,17 @@
 """A small MCP server for tests, written with the official SDK: a knowledge base of codes.
-Run as `python knowledge_base.py [stdio|streamable-http PORT|sse PORT]`; each call is appended to
-the file named by KB_CALL_LOG, so a test can tell whether the server was reached."""
+Run as `python knowledge_base.py [stdio|streamable-http PORT|sse PORT]` (see serving.py, which
+also lists the behaviours a test may ask of it); each call is appended to the file named by
+KB_CALL_LOG, so a test can tell whether the server was reached."""
 
 from __future__ import annotations
 
 import os
-import sys
 
 from mcp.server.mcpserver import MCPServer
 
-app = MCPServer("kb")
+from serving import log_requests, serve
+
+app = MCPServer("kb", middleware=[log_requests])
 
 
 def _log(line: str) -> None:
@@ -34,8 +36,4 @@ def add(a: int, b: int) -> int:
 
 
 if __name__ == "__main__":
-    transport = sys.argv[1] if len(sys.argv) > 1 else "stdio"
-    if transport == "stdio":
-        app.run("stdio")
-    else:
-        app.run(transport, host="127.0.0.1", port=int(sys.argv[2]))
+    serve(app)
