@@ -40,8 +40,9 @@ def argument_problem(arguments: dict[str, Any], schema: dict[str, Any]) -> str |
             if schema.get("additionalProperties") is False:
                 return f"unknown argument {name!r}; expected: {', '.join(properties)}"
             continue
-        expected = properties[name].get("type")
-        python_type = _JSON_TYPES.get(expected)
+        # an MCP server's schema may type a property as a list of types, or not be an object at all
+        expected = properties[name].get("type") if isinstance(properties[name], dict) else None
+        python_type = _JSON_TYPES.get(expected) if isinstance(expected, str) else None
         # bool is an int in Python, but not in JSON
         wrong_bool = expected in ("integer", "number") and isinstance(value, bool)
         if python_type and (not isinstance(value, python_type) or wrong_bool):
