@@ -255,13 +255,15 @@ def load_json(text: str | bytes, what: str = "the JSON") -> Any:
         value = None
         deep = True
     else:
-        deep = _deeper_than(value, MAX_JSON_DEPTH)
+        deep = deeper_than(value, MAX_JSON_DEPTH)
     if deep:
         raise InputLimitError(f"{what} nests deeper than {MAX_JSON_DEPTH} levels")
     return value
 
 
-def _deeper_than(value: Any, limit: int) -> bool:
+def deeper_than(value: Any, limit: int) -> bool:
+    """Whether `value` (JSON data) nests more than `limit` levels of lists and objects; walked
+    without recursion, so any depth is safe to ask about."""
     stack = [(value, 1)]
     while stack:
         item, depth = stack.pop()

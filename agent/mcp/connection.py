@@ -1,30 +1,33 @@
 """A connection to one MCP server through the official `mcp` SDK: started (initialize, then its
 tool list) within a time limit, called synchronously from any thread, restarted on the next call
-after the server died (as Claude Code does), and closed (a stdio server's process group with it).
+after the server went away (as Claude Code does), and closed (a stdio server's process group with
+it, an HTTP session with its DELETE).
 
 All the SDK's asyncio code runs in one task per connection on the background loop
 (`agent.mcp.eventloop`): the transport and the session are entered and left in that task, as the
-SDK's task groups require; calls from the agent's threads are separate coroutines on that loop."""
+SDK's task groups require; calls from the agent's threads are separate coroutines on that loop.
+The task is stopped through an anyio cancel scope, never a bare task.cancel(), so the SDK's
+shielded shutdown (stdin closed, then the process group terminated) always runs to its end."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import logging
-import os
 import threading
 from typing import Any
 
 from agent import __version__
 from agent.mcp import eventloop
 from agent.mcp.config import ServerConfig
+from agent.mcp.listing import Tally
+from agent.mcp.streams import Tail, watched
 from agent.processes.running import command_environment
 
 log = logging.getLogger("agent")
 
-STDERR_KEPT = 64 * 1024  # the last characters of a stdio server's stderr, for --verbose and failures
-MAX_TOOLS = 1000  # of one server: a tool list past this is a mistake or an attack
-CLOSE_WAIT_S = 5.0
+CLOSE_WAIT_S = 6.0  # the SDK gives a stdio server 2 s after its stdin closes, then 2 s after SIGTERM
+CONNECTION_CLOSED = "Connection closed"  # what Claude Code tells the model of a server gone mid-call
 
 
 class ServerError(Exception):
@@ -32,8 +35,9 @@ class ServerError(Exception):
 
 
 class Connection:
-    """One server's connection. `status` is pending, connected or failed (then `error` says why);
-    `tools` is its tool list as the server gave it (dicts: name, description, inputSchema)."""
+    """One server's connection. `status` is pending, connected, failed (then `error` says why) or
+    closed; `tools` is its tool list as cleaned on arrival (dicts: name, description, inputSchema),
+    `dropped` what the cleaning left out, `stderr` the end of a stdio server's stderr."""
 
     def __init__(self, config: ServerConfig, cwd: str):
         self.config = config
@@ -41,18 +45,19 @@ class Connection:
         self.status = "pending"
         self.error = ""
         self.tools: list[dict[str, Any]] = []
-        self.stderr = _Tail()
+        self.dropped = ""
+        self.stderr = Tail()
         self._session = None
         self._closing: asyncio.Event | None = None
-        self._task = None
-        self._errlog = None
+        self._scope = None  # the anyio cancel scope around the connection's task
+        self._task: asyncio.Future | None = None
         self._lock = threading.Lock()
 
     def start(self, timeout_s: float) -> None:
         """Connect and list the server's tools within `timeout_s` seconds; a failure is kept in
         `status` and `error`, never raised."""
         try:
-            eventloop.run(self._open(timeout_s), timeout_s + 1)
+            eventloop.run(self._open(timeout_s), timeout_s + 5)
         except (ServerError, TimeoutError, OSError) as exc:
             self._fail(str(exc) or type(exc).__name__)
         except Exception as exc:  # the SDK's own failures: a server that is not an MCP server
@@ -60,28 +65,40 @@ class Connection:
 
     async def _open(self, timeout_s: float) -> None:
         started = asyncio.get_running_loop().create_future()
-        self._closing = asyncio.Event()
+        self._closing, self._scope = asyncio.Event(), None
         self._task = asyncio.ensure_future(self._serve(started, self._closing))
         try:
             await asyncio.wait_for(asyncio.shield(started), timeout_s)
         except asyncio.TimeoutError:
-            self._closing.set()
-            raise ServerError(f"did not start within {timeout_s:g} s") from None
+            self._closing.set()  # given up on, not gone: no warning that it stopped
+            started.cancel()
+            self._stop_now()  # its shutdown goes on in the background; close() waits for it
+            raise ServerError(f"did not start within {timeout_s:g} s (MCP_TIMEOUT)") from None
 
     async def _serve(self, started: asyncio.Future, closing: asyncio.Event) -> None:
+        import anyio
         from mcp import ClientSession
         from mcp.types import Implementation
 
+        ended = asyncio.Event()  # the server's messages ended: it exited, or closed the connection
         try:
-            async with contextlib.AsyncExitStack() as stack:
-                read, write = await stack.enter_async_context(self._transport())
-                session = await stack.enter_async_context(ClientSession(
-                    read, write, client_info=Implementation(name="claude-code", version=__version__)))
-                await session.initialize()
-                self.tools = await _list_tools(session)
-                self._session, self.status = session, "connected"
-                started.set_result(None)
-                await closing.wait()
+            with anyio.CancelScope() as self._scope:
+                async with contextlib.AsyncExitStack() as stack:
+                    read, write = await stack.enter_async_context(self._transport())
+                    tally = Tally()
+                    read, write = watched(read, write, ended, tally)
+                    session = await stack.enter_async_context(ClientSession(
+                        read, write, client_info=Implementation(name="claude-code", version=__version__)))
+                    await session.initialize()
+                    self.tools, self.dropped = await _list_tools(session, tally), tally.warning()
+                    self._session, self.status = session, "connected"
+                    started.set_result(None)
+                    await _first_of(closing.wait(), ended.wait())
+                    self._session = None  # from now on a call waits for the end, then starts it again
+                    if not closing.is_set():
+                        raise ServerError(CONNECTION_CLOSED)
+            if not started.done():
+                started.set_exception(ServerError("stopped before it started"))
         except BaseException as exc:  # noqa: BLE001 - kept for whoever waits, the loop goes on
             if not started.done():
                 started.set_exception(ServerError(_reason(exc, self.stderr.text())))
@@ -92,12 +109,9 @@ class Connection:
                 raise
         finally:
             self._session = None
-            if self._errlog is not None:  # the server is gone: our end of its stderr pipe closes too
-                with contextlib.suppress(OSError):
-                    self._errlog.close()
-                self._errlog = None
+            self.stderr.close()  # the server is gone: our end of its stderr pipe closes too
             if self.status == "connected":
-                self.status = "failed" if not closing.is_set() else "closed"
+                self.status = "closed" if closing.is_set() else "failed"
 
     def _transport(self):
         config = self.config
@@ -106,8 +120,7 @@ class Connection:
 
             params = StdioServerParameters(command=config.command, args=list(config.args), cwd=self.cwd,
                                            env={**command_environment(), **dict(config.env)})
-            self._errlog = self.stderr.writer()
-            return stdio_client(params, errlog=self._errlog)
+            return stdio_client(params, errlog=self.stderr.writer())
         headers = dict(config.headers)
         if config.transport == "sse":
             from mcp.client.sse import sse_client
@@ -119,46 +132,58 @@ class Connection:
 
     def call(self, name: str, arguments: dict[str, Any], timeout_s: float, tool_use_id: str | None = None,
              start_timeout_s: float = 30.0) -> Any:
-        """Call the server's tool `name`; returns the SDK's CallToolResult. A server that died is
-        started again first. Raises ServerError (connection closed, no answer in time)."""
+        """Call the server's tool `name`; returns the SDK's CallToolResult. A server that went away
+        is started again first. Raises ServerError (connection closed, no answer in time)."""
         with self._lock:
             if self._session is None and self.status in ("failed", "closed", "connected"):
+                self._wait_stopped()
                 log.info("MCP server %s: starting it again", self.config.name)
                 self.status, self.error = "pending", ""
                 self.start(start_timeout_s)
             session = self._session
         if session is None:
-            raise ServerError(self.error or "Connection closed")
+            raise ServerError(self.error or CONNECTION_CLOSED)
         meta = {"claudecode/toolUseId": tool_use_id} if tool_use_id else None
         try:
-            return eventloop.run(session.call_tool(name, arguments, meta=meta), timeout_s)
+            return eventloop.run(_call(session, name, arguments, meta, timeout_s), timeout_s + 5)
         except TimeoutError:
-            raise ServerError(f"the MCP server {self.config.name} did not answer within {timeout_s:g} s "
-                              "(MCP_TOOL_TIMEOUT)") from None
+            raise ServerError(f'MCP server "{self.config.name}" tool "{name}" timed out after {timeout_s:g}s') from None
         except Exception as exc:
-            if self._session is None:  # it died during the call
-                raise ServerError("Connection closed") from None
+            if _closed(exc) or self._session is not session:  # it went away during the call
+                self._wait_stopped()
+                raise ServerError(CONNECTION_CLOSED) from None
             raise ServerError(_reason(exc, "")) from None
 
     def close(self) -> None:
         """Stop the connection (and a stdio server's process group); waits a few seconds at most."""
-        closing, task = self._closing, self._task
-        if closing is None or task is None:
+        if self._closing is None or self._task is None:
             return
-        loop = eventloop.loop()
-        loop.call_soon_threadsafe(closing.set)
+        eventloop.loop().call_soon_threadsafe(self._closing.set)
+        if not self._wait_stopped(CLOSE_WAIT_S):
+            eventloop.loop().call_soon_threadsafe(self._stop_now)
+            self._wait_stopped(CLOSE_WAIT_S)
+        self.status = "closed" if self.status == "connected" else self.status
+
+    def _stop_now(self) -> None:
+        if self._scope is not None:
+            self._scope.cancel()
+
+    def _wait_stopped(self, timeout_s: float = CLOSE_WAIT_S) -> bool:
+        """Wait until the connection's task has ended (its server stopped); False on a timeout."""
+        task = self._task
+        if task is None or task.done():
+            return True
 
         async def wait() -> None:
             with contextlib.suppress(BaseException):
-                await asyncio.wait_for(asyncio.shield(task), CLOSE_WAIT_S)
+                await asyncio.wait_for(asyncio.shield(task), timeout_s)
 
         with contextlib.suppress(Exception):
-            eventloop.run(wait(), CLOSE_WAIT_S + 1)
-        self.status = "closed" if self.status == "connected" else self.status
+            eventloop.run(wait(), timeout_s + 1)
+        return task.done()
 
     def _fail(self, why: str) -> None:
         self.status, self.error = "failed", why
-        self.close()
 
 
 @contextlib.asynccontextmanager
@@ -168,22 +193,45 @@ async def _http(url: str, headers: dict[str, str], make_client, transport):
             yield streams[0], streams[1]
 
 
-async def _list_tools(session) -> list[dict[str, Any]]:
+async def _call(session, name: str, arguments: dict[str, Any], meta, timeout_s: float) -> Any:
+    import anyio
+
+    with anyio.fail_after(timeout_s):
+        return await session.call_tool(name, arguments, meta=meta)
+
+
+async def _first_of(*waits) -> None:
+    """Wait until the first of `waits` (coroutines) is done; the others are cancelled."""
+    tasks = [asyncio.ensure_future(wait) for wait in waits]
+    try:
+        await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for task in tasks:
+            task.cancel()
+
+
+async def _list_tools(session, tally: Tally) -> list[dict[str, Any]]:
+    from mcp.types import PaginatedRequestParams
+
     tools, cursor = [], None
-    while True:
-        listed = await session.list_tools(cursor=cursor) if cursor else await session.list_tools()
-        for tool in listed.tools:
-            schema = sdk_field(tool, "input_schema", "inputSchema")
-            tools.append({"name": tool.name, "description": tool.description or "",
-                          "inputSchema": schema if isinstance(schema, dict) else {"type": "object"}})
+    for _ in range(100):  # pages: a server that never stops paging is cut short
+        listed = await session.list_tools(params=PaginatedRequestParams(cursor=cursor) if cursor else None)
+        tools += [{"name": tool.name, "description": tool.description or "",
+                   "inputSchema": sdk_field(tool, "input_schema", "inputSchema")} for tool in listed.tools]
         cursor = sdk_field(listed, "next_cursor", "nextCursor")
-        if not cursor or len(tools) >= MAX_TOOLS:
-            return tools[:MAX_TOOLS]
+        if not cursor or tally.past_limit:
+            break
+    return tools
 
 
 def sdk_field(value: Any, name: str, old_name: str) -> Any:
     """A field of an SDK object by its name in mcp 2 (snake case) or mcp 1 (camel case)."""
     return getattr(value, name, None) if hasattr(value, name) else getattr(value, old_name, None)
+
+
+def _closed(exc: BaseException) -> bool:
+    """Whether a call failed because the connection closed (the server went away)."""
+    return getattr(getattr(exc, "error", None), "code", None) == -32000 or CONNECTION_CLOSED in str(exc)
 
 
 def _reason(exc: BaseException, stderr: str) -> str:
@@ -194,27 +242,3 @@ def _reason(exc: BaseException, stderr: str) -> str:
     text = str(inner).strip().splitlines()[0] if str(inner).strip() else type(inner).__name__
     last = stderr.strip().splitlines()[-1] if stderr.strip() else ""
     return f"{text} ({last[:300]})" if last and last not in text else text
-
-
-class _Tail:
-    """A stdio server's stderr: read from a pipe in a thread, keeping only the last STDERR_KEPT
-    characters (a chatty server must not fill memory)."""
-
-    def __init__(self) -> None:
-        self._text = ""
-        self._lock = threading.Lock()
-
-    def writer(self):
-        read_fd, write_fd = os.pipe()
-        threading.Thread(target=self._pump, args=(read_fd,), daemon=True).start()
-        return os.fdopen(write_fd, "w", closefd=True)
-
-    def _pump(self, fd: int) -> None:
-        with os.fdopen(fd, "rb") as pipe:
-            for chunk in iter(lambda: pipe.read1(65536), b""):
-                with self._lock:
-                    self._text = (self._text + chunk.decode("utf-8", errors="replace"))[-STDERR_KEPT:]
-
-    def text(self) -> str:
-        with self._lock:
-            return self._text

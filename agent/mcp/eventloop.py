@@ -40,6 +40,8 @@ def run(coroutine: Awaitable[Any], timeout: float | None) -> Any:
     try:
         return future.result(timeout)
     except concurrent.futures.TimeoutError:
+        if future.done():  # the coroutine's own TimeoutError (the same class since Python 3.11)
+            raise
         future.cancel()
         raise TimeoutError(f"no answer within {timeout:g} s") from None
 

@@ -12,7 +12,7 @@ from typing import Any, Iterable
 
 from agent.mcp.config import ServerConfig
 from agent.mcp.connection import Connection, ServerError
-from agent.mcp.tools import DEFAULT_OUTPUT_TOKENS, mcp_tool
+from agent.mcp.tools import DEFAULT_OUTPUT_TOKENS, offered_tools
 from agent.tools.base import Tool, ToolError
 
 log = logging.getLogger("agent")
@@ -31,6 +31,7 @@ class McpServers:
         self.start_timeout_s = start_timeout_s
         self.call_timeout_s = call_timeout_s
         self.output_tokens = output_tokens
+        self._collisions: set[tuple[str, str]] = set()  # tools not offered for their names, warned about once
 
     def start(self, names: Iterable[str] | None = None) -> None:
         """Start the servers (all, or those `names`) in parallel; a failure is one warning each."""
@@ -44,6 +45,8 @@ class McpServers:
             if connection.status == "connected":
                 log.info("MCP server %s (%s): connected, %d tools", name, connection.config.described(),
                          len(connection.tools))
+                if connection.dropped:
+                    log.warning("MCP server %s: some of its tools are not offered: %s", name, connection.dropped)
             else:
                 log.warning("MCP server %s failed to start: %s", name, connection.error)
             if connection.stderr.text().strip():
@@ -51,13 +54,11 @@ class McpServers:
 
     def tools(self, names: Iterable[str] | None = None) -> list[Tool]:
         """The tools of the connected servers (all, or those `names`), servers in configuration
-        order, each server's tools in its own order."""
+        order, each server's tools in its own order (of two named the same, the first)."""
         wanted = None if names is None else set(names)
-        found = []
-        for name, connection in self.connections.items():
-            if (wanted is None or name in wanted) and connection.status == "connected":
-                found += [mcp_tool(name, listed, self._caller(name), self.output_tokens) for listed in connection.tools]
-        return found
+        return offered_tools([(name, connection.tools) for name, connection in self.connections.items()
+                              if (wanted is None or name in wanted) and connection.status == "connected"],
+                             self._caller, self.output_tokens, self._collisions)
 
     def _caller(self, server: str):
         def call(tool: str, arguments: dict[str, Any], context) -> Any:

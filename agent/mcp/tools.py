@@ -3,13 +3,15 @@
 wires), described and shaped by the server's own description and input schema, and answered by a
 call through the connection. A result becomes the tool result the model reads: its text blocks,
 its structured content as JSON when it has no text, a placeholder for an image, audio or blob,
-an error result for `isError`; all of it within the output cap."""
+an error result for `isError`; all of it within the output cap. Two tools whose names clean to
+the same one: the first is offered."""
 
 from __future__ import annotations
 
 import json
+import logging
 import re
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
 from agent.mcp.connection import sdk_field
 from agent.processes.running import truncate_middle
@@ -19,6 +21,8 @@ PREFIX = "mcp__"
 MAX_NAME = 64  # what the chat wire accepts for a function name
 DEFAULT_OUTPUT_TOKENS = 25_000  # MAX_MCP_OUTPUT_TOKENS, as Claude Code's
 _INVALID = re.compile(r"[^A-Za-z0-9_-]")
+
+log = logging.getLogger("agent")
 
 
 def server_part(name: str) -> str:
@@ -46,6 +50,26 @@ def mcp_tool(server: str, listed: dict[str, Any], call: Callable[[str, dict[str,
     return Tool(tool_name(server, original), description, parameters, run)
 
 
+def offered_tools(servers: Iterable[tuple[str, list[dict[str, Any]]]], caller: Callable[[str], Callable],
+                  output_tokens: int = DEFAULT_OUTPUT_TOKENS, warned: set | None = None) -> list[Tool]:
+    """The Tools of `servers` ((name, tool list) pairs, in order), each called through
+    `caller(server)`. Two tools whose names clean to the same one (`a.b` and `a_b`, or servers
+    `my.srv` and `my_srv`) cannot both be offered: the first is kept, and the other is one
+    warning (once per session when the caller keeps `warned`)."""
+    found: dict[str, Tool] = {}
+    warned = set() if warned is None else warned
+    for server, listing in servers:
+        for listed in listing:
+            tool = mcp_tool(server, listed, caller(server), output_tokens)
+            if tool.name not in found:
+                found[tool.name] = tool
+            elif (server, listed["name"]) not in warned:
+                warned.add((server, listed["name"]))
+                log.warning("MCP server %s: its tool %r is not offered: another tool is already named %s",
+                            server, listed["name"], tool.name)
+    return list(found.values())
+
+
 def result_text(result: Any, limit: int) -> str:
     """What the model reads of a CallToolResult; raises ToolError for an error result."""
     parts = [_block_text(block) for block in getattr(result, "content", None) or []]
@@ -64,8 +88,9 @@ def _block_text(block: Any) -> str:
     if kind == "text":
         return getattr(block, "text", "") or ""
     if kind in ("image", "audio"):
-        data = getattr(block, "data", "") or ""
-        return f"[{kind} ({sdk_field(block, 'mime_type', 'mimeType') or '?'}, {len(data) * 3 // 4} bytes): not shown to the model]"
+        data = getattr(block, "data", "") or ""  # base64
+        size = len(data) * 3 // 4 - data[-2:].count("=")
+        return f"[{kind} ({sdk_field(block, 'mime_type', 'mimeType') or '?'}, {size} bytes): not shown to the model]"
     if kind == "resource":
         resource = getattr(block, "resource", None)
         text = getattr(resource, "text", None)
