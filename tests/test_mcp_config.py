@@ -10,7 +10,10 @@ import os
 import sys
 from pathlib import Path
 
+import pytest
+
 from mcp_servers import SERVERS, mcp_config, stdio
+from pty_session import start  # noqa: F401 (the interactive tests' fixture)
 from scripted_model import Call, calls, text
 
 from agent import cli
@@ -175,6 +178,26 @@ def test_verbose_says_where_each_server_was_configured_and_how_it_starts(agent, 
     assert run.exit_code == 0, run.stderr
     assert f"MCP server kb: {sys.executable} {SERVER}, from .mcp.json (project scope)" in run.stderr
     assert "MCP server kb (" in run.stderr and "connected, 2 tools" in run.stderr
+
+
+@pytest.mark.parametrize("answer", ["y", "n"])
+@pytest.mark.parametrize("wire", ["openrouter", "anthropic"])
+def test_a_projects_servers_alone_ask_the_interactive_trust_question(model, start, tmp_path, wire, answer):
+    """As the warning of an untrusted folder says: accepting the question starts its servers."""
+    log = tmp_path / "calls.log"
+    (tmp_path / "workspace" / ".mcp.json").write_text(mcp_config(kb=kb(log)))
+    model.script(calls(Call("mcp__kb__lookup", {"name": "alpha"})), echo_results)
+    session = start(provider=wire)
+    session.expect(r"or \.mcp\.json grant permissions")
+    session.expect(r"Trust this folder\?")
+    session.send(answer)
+    session.ready()
+    session.send("Look up alpha.")
+    session.expect("the code for alpha is 518" if answer == "y" else "unknown tool 'mcp__kb__lookup'|No such tool available")
+    session.ready()
+    session.send("/exit")
+    assert session.end() == 0
+    assert log.exists() == (answer == "y")
 
 
 def test_an_unusable_mcp_config_is_one_line_and_exit_2(tmp_path, monkeypatch, capsys):

@@ -66,9 +66,9 @@ def ask_trust(terminal, cwd: Path, home: Path) -> bool:
     permissions or run hooks: yes stores the trust in ~/.claude.json, as Claude Code's dialog does;
     no goes on untrusted."""
     folder = trust_folder(cwd)
-    terminal.say(f"{folder}: this folder's own settings, skills or agents grant permissions (allow rules, added "
-                 "folders, skills' allowed-tools) or run commands (hooks, MCP servers). Trust them only if you trust who wrote the "
-                 "files here.")
+    terminal.say(f"{folder}: this folder's own settings, skills, agents or .mcp.json grant permissions (allow rules, "
+                 "added folders, skills' allowed-tools) or run commands (hooks) and MCP servers. Trust them only if you "
+                 "trust who wrote the files here.")
     if terminal.ask("Trust this folder? y: yes (remembered), n: no (its grants are ignored)", "yn") != "y":
         return False
     if store_trust(home, cwd):
