@@ -30,20 +30,19 @@ def warnings(run) -> list[str]:
     return [line for line in run.stderr.splitlines() if "MCP server" in line]
 
 
-def test_a_server_slower_than_mcp_timeout_is_missing_and_the_others_work(agent, tmp_path, monkeypatch):
-    monkeypatch.setenv("MCP_TIMEOUT", "6000")  # kb itself takes a second or two to start
+def test_a_server_slower_than_mcp_timeout_is_missing_from_the_run(agent, tmp_path, monkeypatch):
+    """(That the other servers keep working is shown with servers that fail at once, below: a
+    second server here would have to start within the short MCP_TIMEOUT on a busy machine.)"""
+    monkeypatch.setenv("MCP_TIMEOUT", "2000")
     slow_pid = tmp_path / "slow.pid"
-    agent.script(calls(Call("mcp__slow__lookup", {"name": "alpha"}), Call("mcp__kb__lookup", {"name": "alpha"})),
-                 text("done"))
-    run = agent.run("Ask both.", "--mcp-config", mcp_config(
-        slow=stdio("knowledge_base.py", MCP_TEST_SLEEP="30", MCP_TEST_PID_FILE=str(slow_pid)),
-        kb=stdio("knowledge_base.py")))
-    assert run.exit_code == 0, run.stderr
-    assert warnings(run) == ["[agent] MCP server slow failed to start: did not start within 6 s (MCP_TIMEOUT)"]
+    agent.script(calls(Call("mcp__slow__lookup", {"name": "alpha"})), text("done"))
+    run = agent.run("Ask it.", "--mcp-config", mcp_config(
+        slow=stdio("knowledge_base.py", MCP_TEST_SLEEP="60", MCP_TEST_PID_FILE=str(slow_pid))))
+    assert (run.exit_code, run.stdout.strip()) == (0, "done"), run.stderr
+    assert warnings(run) == ["[agent] MCP server slow failed to start: did not start within 2 s (MCP_TIMEOUT)"]
     assert not [t for t in run.payloads[0]["tools"] if "mcp__slow__" in str(t)]
-    unknown, answered = tool_results(run.payloads[1])
+    (unknown,) = tool_results(run.payloads[1])
     assert unknown[1] and "unknown tool 'mcp__slow__lookup'" in unknown[0]
-    assert answered == ("the code for alpha is 518", False)
     assert gone(slow_pid)  # stopped, though it never answered
 
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import os
 
-from mcp.server.mcpserver import MCPServer
+from serving import log_requests, serve  # first: it notes the pid before the SDK's slow import
 
-from serving import log_requests, serve
+from mcp.server.mcpserver import MCPServer
 
 app = MCPServer("kb", middleware=[log_requests])
 

@@ -7,7 +7,7 @@ PORT is a number, or a file to write a free port's number to once the server lis
 Environment:
 - MCP_TEST_LOG: a file each MCP request's method is appended to (`initialize`, `tools/list`,
   `tools/call <tool> <tool_use id>`), and over HTTP each request's `<METHOD> <X-Test-Token>`.
-- MCP_TEST_PID_FILE: a file the server writes its pid to as it starts.
+- MCP_TEST_PID_FILE: a file the server writes its pid to as it starts (as this module is imported).
 - MCP_TEST_EXIT: exit at once with this status (after a line on stderr).
 - MCP_TEST_SLEEP: seconds to sleep before serving (before it can answer `initialize`).
 - MCP_TEST_MEET: `<folder>:<own name>:<other's name>`: write `<folder>/<own name>`, then wait
@@ -42,9 +42,11 @@ async def log_requests(ctx, call_next):
     return await call_next(ctx)
 
 
+if pid_file := os.environ.get("MCP_TEST_PID_FILE"):  # at once: a test may stop the server before it serves
+    Path(pid_file).write_text(str(os.getpid()))
+
+
 def _starting() -> None:
-    if pid_file := os.environ.get("MCP_TEST_PID_FILE"):
-        Path(pid_file).write_text(str(os.getpid()))
     if status := os.environ.get("MCP_TEST_EXIT"):
         print("exiting at start, as asked", file=sys.stderr, flush=True)
         sys.exit(int(status))
