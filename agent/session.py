@@ -82,8 +82,8 @@ class Session:
         """Every tool an agent at `depth` may have before its definition filters them: the six
         built-ins, Skill when there are skills the model may load (less `exclude_skill`, a fork's
         own), Agent below the depth cap (only for `agent_types` when given), and the tools of the
-        session's MCP servers. Subagents ask
-        for theirs here, so the layers that start subagents never import the tools that start them."""
+        session's MCP servers that no deny rule removes. Subagents ask for theirs here, so the layers
+        that start subagents never import the tools that start them."""
         tools = builtin_tools()
         catalogs = self.catalogs
         if any(s.model_invocable and name != exclude_skill for name, s in self.skills.items()):
@@ -91,9 +91,18 @@ class Session:
         agents = self.agents if agent_types is None else {n: a for n, a in self.agents.items() if n in agent_types}
         if depth < self.max_depth and agents:
             tools.append(agent_tool(agents, catalogs.agent_entries, catalogs.agent_lines, catalogs.shortened))
-        if self.mcp is not None:
-            tools += self.mcp.tools()
-        return tools
+        return tools + self.mcp_tools()
+
+    def mcp_tools(self, servers: list[str] | None = None) -> list[Tool]:
+        """The tools of the session's MCP servers (all, or those named in `servers`), less those a
+        deny rule removes."""
+        return self.without_denied(self.mcp.tools(servers)) if self.mcp is not None else []
+
+    def without_denied(self, tools: list[Tool]) -> list[Tool]:
+        """`tools` less the ones a deny rule covers entirely (`mcp__kb`, `--disallowedTools
+        mcp__kb__add`): as in Claude Code, such an MCP tool is neither offered nor named. The deny
+        rules are the session's: no agent adds any (a skill's or an approval only adds allow rules)."""
+        return [tool for tool in tools if self.policy is None or not self.policy.removes(tool.name)]
 
     def _tool_names(self, depth: int) -> list[str]:
         """The names `tools_for(depth)` offers, without building the tools."""
@@ -102,9 +111,7 @@ class Session:
             names.append("Skill")
         if depth < self.max_depth and self.agents:
             names.append("Agent")
-        if self.mcp is not None:
-            names += [tool.name for tool in self.mcp.tools()]
-        return names
+        return names + [tool.name for tool in self.mcp_tools()]
 
     def record_denial(self, tool_name: str, tool_use_id: str | None, tool_input: dict) -> None:
         """Remember a refused call for the run's JSON result (Claude Code's permission_denials);

@@ -5,7 +5,7 @@ and `<cwd>/.claude/settings.local.json` (`"permissions": {"allow", "deny", "ask"
 "disableBypassPermissionsMode", "additionalDirectories"}`) and adds the command-line flags; `trust`
 says whether the workspace is trusted (`~/.claude.json`): until it is, the project's own files grant
 nothing (their allow rules, added folders and bypass mode are ignored, their deny and ask rules
-apply); `policy` decides each call; `rules` reads one rule; `paths` matches file rules and `sensitive` names the
+apply); `policy` decides each call (`decisions` words its refusals); `rules` reads one rule; `paths` matches file rules and `sensitive` names the
 files that always ask. Bash: `bash_tree` reads a command line on a tree-sitter parse tree (its node
 types in `bash_grammar`) into the pieces of `bash_words`, `bash_suspects` names where the grammar and
 bash could part ways, `wrappers` reads wrapper commands' options, `runs` finds the command lines a
@@ -30,6 +30,9 @@ files readers and writers name, and `bash_check` decides. A rule is `Tool` or `T
   other pattern is relative to the workspace, `./` dropped; a pattern without an inner `/` (`.env`,
   `*.env`) matches at any depth. `Edit(...)` rules also cover Write, `Read(...)` rules Glob and Grep.
 - `Agent(Explore)` names a subagent type and `Skill(name)` a skill; other specifiers never match.
+- MCP tools: `mcp__kb` is every tool of the server kb, `mcp__kb__lookup` one tool, `mcp__kb__*`
+  a pattern (an allow rule must name its server as written). A deny rule covering every use of
+  an MCP tool removes it: the agents are neither offered it nor told its name.
 
 A rule Claude Code would skip or never consult approves nothing; as a deny or ask rule it is read
 as its writer most plausibly meant it, and each such rule is one warning naming its file.
@@ -39,7 +42,7 @@ Order of decision: a deny rule refuses (in every mode); an ask rule refuses, sin
 approves; bypassPermissions approves; read-only tools and Agent need no approval; acceptEdits
 approves edits inside the workspace and the additional directories (at their real paths, never a
 sensitive file, which only a rule naming it or bypass approves); everything else needs approval,
-which -p mode cannot give (dontAsk and auto decide as default does).
+which -p mode cannot give (dontAsk and auto decide as default does; dontAsk's refusal says so).
 
 May import: `errors` only. Every layer above may use it.
 """

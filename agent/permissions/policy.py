@@ -9,8 +9,9 @@ from functools import cache
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
+from agent.permissions.decisions import Decision, refusal
 from agent.permissions.paths import normal_path, path_matches
-from agent.permissions.rules import Rule, merge_rules, read_rule, split_rules
+from agent.permissions.rules import MCP_PREFIX, Rule, merge_rules, read_rule, split_rules
 from agent.permissions.wording import quoted
 from agent.permissions.sensitive import names_entry, sensitive_name
 
@@ -21,16 +22,6 @@ READ_FAMILY = ("Read", "Glob", "Grep")  # a Read rule applies to every tool that
 EDIT_FAMILY = ("Edit", "Write")  # an Edit rule applies to every tool that edits files
 FREE_TOOLS = ("Agent",)  # launching a subagent changes nothing; its own tools are checked
 _QUIET_FILES = ("/dev/null",)  # writes nothing (the standard streams depend on the line: see bash_check)
-
-
-@dataclass(frozen=True)
-class Decision:
-    """Whether a tool call may run; for a refusal, `reason` is the one sentence the model sees."""
-
-    allowed: bool
-    reason: str  # for approvals, a few words for the log: which rule or mode approved
-    kind: str = ""  # for refusals: "deny", "ask", "plan", "sensitive" or "approval" (no rule approves it)
-    suggestion: str = ""  # for "approval" refusals: the narrowest allow rule that would approve the call
 
 
 @dataclass(frozen=True)
@@ -54,16 +45,16 @@ class Policy:
             return self._check_bash(command if isinstance(command, str) else "")
         subject, paths = self._subject(tool_name, args), self._paths(tool_name, args)
         if rule := self._first_match("deny", tool_name, args, paths):
-            return _refusal("deny", subject, rule)
+            return refusal("deny", subject, rule)
         if self.mode != "bypassPermissions" and (rule := self._first_match("ask", tool_name, args, paths)):
-            return _refusal("ask", subject, rule)
+            return refusal("ask", subject, rule)
         if self.mode == "plan" and not (read_only or tool_name in FREE_TOOLS):
-            return _refusal("plan", subject)
+            return refusal("plan", subject)
         if entries := self._unnamed_sensitive(tool_name, args, paths):
             rules = self._suggestions(tool_name, args)
             how = (f"an allow rule naming that path (such as --allowedTools '{rules[0]}') or " if rules else
                    "") + "--permission-mode bypassPermissions"
-            return _refusal("sensitive", subject, entries[0], ways=[how])
+            return refusal("sensitive", subject, entries[0], ways=[how])
         if rule := self._first_match("allow", tool_name, args, paths):
             return Decision(True, f"allowed by the rule '{rule}'")
         if self.mode == "bypassPermissions":
@@ -75,8 +66,15 @@ class Policy:
         rules = self._suggestions(tool_name, args)  # none when a symlink makes the path two paths
         extra = ["--permission-mode acceptEdits"] if self._edit_inside(tool_name, args) else []
         broad = "Edit" if tool_name in EDIT_FAMILY else tool_name
-        return _refusal("approval", subject, ways=[f"--allowedTools '{rules[0] if rules else broad}'", *extra],
-                        suggestion=rules[0] if rules else "")
+        server = [f"--allowedTools '{MCP_PREFIX}{name}' (every tool of that MCP server)"
+                  for name in [tool_name[len(MCP_PREFIX):].split("__", 1)[0]] if tool_name.startswith(MCP_PREFIX) and name]
+        return refusal("approval", subject, ways=[f"--allowedTools '{rules[0] if rules else broad}'", *extra, *server],
+                       suggestion=rules[0] if rules else "", mode=self.mode)
+
+    def removes(self, tool_name: str) -> bool:
+        """Whether a deny rule covers every use of `tool_name` (no specifier): Claude Code then
+        neither offers the tool nor names it, as this agent does for MCP tools."""
+        return any(rule.specifier is None and rule.names(tool_name) for _, rule in self._readings("deny"))
 
     def with_allowed(self, rules: Iterable[str] | str) -> Policy:
         """This policy with extra allow rules, e.g. a skill's `allowed-tools` while it is active."""
@@ -92,11 +90,11 @@ class Policy:
         except (ValueError, UnicodeError, RecursionError) as error:  # fail closed, and the run goes on
             rule = next((text for text, _ in self.bash_rules("deny")), "")
             subject = f"Bash command {quoted(command)} (the checker could not read it: {type(error).__name__})"
-            return _refusal("unreadable", subject, rule) if rule else _refusal(
+            return refusal("unreadable", subject, rule) if rule else refusal(
                 "uncertain", subject + ", so no rule can approve it;")
         if verdict.allowed:
             return Decision(True, verdict.reason)
-        return _refusal(verdict.kind, verdict.subject, verdict.rule, verdict.ways, verdict.suggestion)
+        return refusal(verdict.kind, verdict.subject, verdict.rule, verdict.ways, verdict.suggestion, self.mode)
 
     def bash_rules(self, kind: str) -> list[tuple[str, str | None]]:
         """(rule text, specifier) of each Bash rule of `kind`; the specifier is None for all of Bash."""
@@ -287,31 +285,3 @@ def grant(policy: Policy | None, rules: Iterable[str]) -> Policy | None:
 
 def _text(value: Any) -> str:
     return value.strip() if isinstance(value, str) else ""
-
-
-_REASONS = {  # what the model sees for each kind of refusal: what was refused, how to allow it
-    "deny": "{subject} is denied by the permission rule '{rule}'; the user can allow it only by removing "
-            "that rule from permissions.deny or --disallowedTools.",
-    "ask": "{subject} matches the ask rule '{rule}' and needs approval, which cannot be given in -p mode; "
-           "the user can remove that rule from permissions.ask or run with --dangerously-skip-permissions.",
-    "unreadable": "{subject} cannot be checked against the permission rule '{rule}', so it is refused; "
-                  "the user can allow it only by removing that rule.",
-    "could_deny": "{subject} could run what the permission rule '{rule}' denies (part of it is decided at run "
-                  "time), so it is refused; the user can allow it only by removing that rule.",
-    "could_ask": "{subject} could run what the ask rule '{rule}' covers (part of it is decided at run time) "
-                 "and needs approval, which cannot be given in -p mode; the user can remove that rule from "
-                 "permissions.ask or run with --dangerously-skip-permissions.",
-    "uncertain": "{subject} it needs approval, which cannot be given in -p mode; the user can allow it only "
-                 "with a plain 'Bash' allow rule or --dangerously-skip-permissions.",
-    "plan": "{subject} is refused because plan mode permits only read-only tools; the user can allow it by "
-            "running with another --permission-mode than plan.",
-    "sensitive": "{subject} is refused: it is a sensitive file (in '{rule}', where a change can run commands "
-                 "or grant permissions), which always needs approval, and none can be given in -p mode; the user "
-                 "can allow it only with {ways}.",
-    "approval": "{subject} needs approval, and none can be given in -p mode; the user can allow it with "
-                "{ways} or a permissions.allow rule in .claude/settings.json.",
-}
-
-
-def _refusal(kind: str, subject: str, rule: str = "", ways: Iterable[str] = (), suggestion: str = "") -> Decision:
-    return Decision(False, _REASONS[kind].format(subject=subject, rule=rule, ways=", ".join(ways)), kind, suggestion)

@@ -2,7 +2,13 @@
 `\\(`, `\\)` and `\\\\` escaped inside the parentheses, `Tool(*)` meaning every use, and the legacy
 name `Task` meaning `Agent`. Claude Code skips a rule it cannot parse and never consults some that
 parse; such a rule approves nothing here either, but as a deny or ask rule it is read broadly, as
-its writer most plausibly meant it, and a warning says so."""
+its writer most plausibly meant it, and a warning says so.
+
+MCP tools (`mcp__<server>__<tool>`) are named as Claude Code names them: `mcp__kb` is every tool
+of the server kb (every tool whose name starts with `mcp__kb__`, so a server named `kb__v2` too),
+`mcp__kb__lookup` one tool, and `mcp__kb__*` (or `mcp__kb__look*`) a pattern over the tool names.
+An allow rule must name its server as written (`mcp__*` and `mcp__k*` approve nothing); deny and
+ask rules may put `*` anywhere. MCP rules take no parentheses."""
 
 from __future__ import annotations
 
@@ -12,6 +18,7 @@ from functools import lru_cache
 from typing import Iterable
 
 ALIASES = {"Task": "Agent"}  # Claude Code still reads rules written with the old names
+MCP_PREFIX = "mcp__"  # an MCP tool's name: mcp__<server>__<tool>
 _PATH_TOOLS = ("Read", "Edit", "Write", "Glob", "Grep")
 _COVERED_BY = {"Write": "Edit", "Glob": "Read", "Grep": "Read"}  # Claude Code consults these rules' paths
 
@@ -27,10 +34,11 @@ class Rule:
 
     def names(self, tool: str) -> bool:
         """Whether this rule is about `tool`."""
-        if "*" not in self.tool:
-            return self.tool == tool or self.any_case and self.tool.casefold() == tool.casefold()
-        flags = re.IGNORECASE if self.any_case else 0
-        return re.fullmatch(".*".join(re.escape(p) for p in self.tool.split("*")), tool, flags) is not None
+        if "*" in self.tool:
+            return wildcard_matches(self.tool, tool, self.any_case)
+        if self.tool.startswith(MCP_PREFIX) and "__" not in self.tool[len(MCP_PREFIX):]:
+            return tool.startswith(self.tool + "__")  # a server's every tool
+        return self.tool == tool or self.any_case and self.tool.casefold() == tool.casefold()
 
     def __str__(self) -> str:
         if self.specifier is None:
@@ -78,12 +86,12 @@ def _reading(name: str, spec: str | None, fatal: list[str], notes: list[str]) ->
     tool = ALIASES.get(name, name)
     if not tool:
         return Reading(None, None, "names no tool")
+    if tool.startswith(MCP_PREFIX):
+        return _mcp_reading(tool, spec is not None, fatal, notes)
     spec = None if spec == "*" else spec
     broad_spec = None if spec is None or spec.strip() in ("", "*") else spec.strip()
     broad_tool, lower = tool, not tool[0].isupper() and "_" not in tool
-    if tool.startswith("mcp__"):
-        fatal += ["is an MCP rule, which takes no parentheses"] if spec is not None else []
-    elif "*" in tool:
+    if "*" in tool:
         wildcard = "has '*' in its tool name, which only deny and ask rules may"
         if not fatal and not notes:
             return Reading(None, Rule(tool, broad_spec), wildcard, allow_only=True)
@@ -106,6 +114,45 @@ def _reading(name: str, spec: str | None, fatal: list[str], notes: list[str]) ->
         broad_tool = _COVERED_BY[tool]
     strict = None if fatal else Rule(tool, spec)
     return Reading(strict, Rule(broad_tool, broad_spec, lower), "; ".join(fatal + notes))
+
+
+def _mcp_reading(tool: str, parenthesised: bool, fatal: list[str], notes: list[str]) -> Reading:
+    """An MCP rule (`mcp__server`, `mcp__server__tool`, a `*` pattern): Claude Code skips one with
+    parentheses, even `(*)`, and one whose server is a pattern approves nothing; as a deny or ask
+    rule either covers every use of what it names."""
+    server = tool[len(MCP_PREFIX):].split("__", 1)[0]
+    if parenthesised:
+        fatal.append("is an MCP rule, which takes no parentheses")
+    if not server:
+        return Reading(None, None, "; ".join([*fatal, "names no MCP server"]))
+    broad = Rule(tool)
+    if tool.endswith("__") and not tool[len(MCP_PREFIX + server):].strip("_"):
+        fatal.append("ends with '__', naming no tool (write the server alone for all its tools)")
+        broad = Rule(MCP_PREFIX + server)
+    if "*" in server:
+        wildcard = "has '*' in its MCP server name, which only deny and ask rules may"
+        if not fatal and not notes:
+            return Reading(None, broad, wildcard, allow_only=True)
+        fatal.append(wildcard)
+    return Reading(None if fatal else broad, broad, "; ".join(fatal + notes))
+
+
+def wildcard_matches(pattern: str, text: str, any_case: bool = False) -> bool:
+    """Whether `text` is `pattern` with each `*` standing for any run of characters. Greedy and
+    linear in the text, so that a rule from a file someone else wrote (`*a*a*a*a*b`) cannot make
+    the match take exponential time, as a backtracking regex would."""
+    if any_case:
+        pattern, text = pattern.casefold(), text.casefold()
+    first, *middle, last = pattern.split("*")
+    if len(first) + len(last) > len(text) or not text.startswith(first) or not text.endswith(last):
+        return False
+    start, end = len(first), len(text) - len(last)
+    for piece in middle:  # each piece at its earliest place leaves the most room for the rest
+        found = text.find(piece, start, end)
+        if found < 0:
+            return False
+        start = found + len(piece)
+    return True
 
 
 def rule_warning(text: str, kind: str) -> str | None:
