@@ -104,11 +104,17 @@ def test_a_hostile_tool_list_stays_bounded(agent):
     assert "'a_b' is not offered: another tool is already named mcp__hostile__a_b" in warnings[1]
 
 
-def test_a_server_flooding_stderr_keeps_working_and_only_its_end_is_kept(agent, tmp_path):
+def test_a_noisy_server_keeps_working_within_bounds_and_without_tracebacks(agent, tmp_path):
+    """A server that prints a banner on stdout (where only JSON-RPC belongs) and floods stderr."""
     agent.script(calls(Call("mcp__kb__lookup", {"name": "alpha"})), echo_results)
-    run = agent.run("Look up alpha.", "--verbose", "--mcp-config",
-                    kb_config(tmp_path / "log", MCP_TEST_STDERR_BYTES=str(8 * 1024 * 1024)))
-    assert run.exit_code == 0, run.stderr[-2000:]
-    assert run.stdout.strip() == "the code for alpha is 518"
-    assert "MCP server kb stderr:" in run.stderr and "flood end" in run.stderr
-    assert len(run.stderr) < 100_000  # of the 8 MB it wrote
+    config = kb_config(tmp_path / "log", MCP_TEST_BANNER="Knowledge base ready", MCP_TEST_STDERR_BYTES=str(8 << 20))
+    run = agent.run("Look up alpha.", "--mcp-config", config)
+    assert (run.exit_code, run.stdout.strip()) == (0, "the code for alpha is 518"), run.stderr[-2000:]
+    assert run.stderr == ""
+    agent.script(calls(Call("mcp__kb__lookup", {"name": "alpha"})), echo_results)
+    verbose = agent.run("Look up alpha.", "--verbose", "--mcp-config", config)
+    assert verbose.exit_code == 0, verbose.stderr[-2000:]
+    assert "MCP server kb stderr:" in verbose.stderr and "flood end" in verbose.stderr
+    assert len(verbose.stderr) < 100_000  # of the 8 MB it wrote: only its end is kept
+    (banner,) = [line for line in verbose.stderr.splitlines() if "MCP SDK" in line]
+    assert "Failed to parse JSONRPC message from server" in banner and "Traceback" not in verbose.stderr

@@ -40,6 +40,7 @@ class Connection:
     `dropped` what the cleaning left out, `stderr` the end of a stdio server's stderr."""
 
     def __init__(self, config: ServerConfig, cwd: str):
+        _relay_sdk_log()
         self.config = config
         self.cwd = cwd
         self.status = "pending"
@@ -222,6 +223,22 @@ async def _list_tools(session, tally: Tally) -> list[dict[str, Any]]:
         if not cursor or tally.past_limit:
             break
     return tools
+
+
+class _Relay(logging.Handler):
+    """The SDK's warnings and errors (a line a server wrongly printed on stdout, a failed DELETE)
+    as one line each of ours, shown under --verbose: never a traceback on stderr."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        text = " ".join(record.getMessage().split())[:500]
+        log.info("MCP SDK (%s): %s", record.name, text)
+
+
+def _relay_sdk_log() -> None:
+    sdk = logging.getLogger("mcp")
+    if not any(isinstance(handler, _Relay) for handler in sdk.handlers):
+        sdk.addHandler(_Relay(logging.WARNING))
+        sdk.propagate = False
 
 
 def sdk_field(value: Any, name: str, old_name: str) -> Any:

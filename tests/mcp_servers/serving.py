@@ -13,6 +13,7 @@ Environment:
 - MCP_TEST_MEET: `<folder>:<own name>:<other's name>`: write `<folder>/<own name>`, then wait
   (at most 20 s) for `<folder>/<other's name>`, exiting with status 1 when it never comes; shows
   two servers starting at the same time.
+- MCP_TEST_BANNER: a line to print on stdout before serving (as some servers wrongly do).
 - MCP_TEST_STDERR_BYTES: write this many bytes to stderr before serving, ending with `flood end`.
 """
 
@@ -56,6 +57,8 @@ def _starting() -> None:
             sys.stderr.write(line)
         sys.stderr.write("flood end\n")
         sys.stderr.flush()
+    if banner := os.environ.get("MCP_TEST_BANNER"):  # on stdout, where only JSON-RPC belongs
+        print(banner, flush=True)
     if meet := os.environ.get("MCP_TEST_MEET"):
         folder, me, other = meet.split(":")
         (Path(folder) / me).write_text("started")
