@@ -62,6 +62,10 @@ class Session:
     # machine: records each result (--record) or answers from the cassette (--replay-tools)
     tool_runs: Any = None
     mcp: Any = None  # agent.mcp.servers.McpServers, or None when no MCP server is configured
+    # start_agent_servers(configs, where) -> started servers (McpServers' interface) or None: an
+    # agent's inline mcpServers (name -> entry as in .mcp.json), started as it runs; set by the cli
+    # (agent.subagents.servers.live_starter: the run's environment and MCP timeouts). None: they never start
+    start_agent_servers: Any = None
     hooks: Any = None  # agent.hooks.engine.Hooks, or None when no hook is configured (or all are disabled)
     unwritten: list[str] = field(default_factory=list)  # files of the run a full disk kept from being saved, and why
     cancelled: threading.Event = field(default_factory=threading.Event)  # set on Ctrl-C: every agent stops
@@ -73,7 +77,8 @@ class Session:
         (computed once: every request of the run shows the same catalogs)."""
         skills = [skill_entry(skill) for skill in self.skills.values() if skill.model_invocable]
         offered = self._tool_names(depth=1)
-        agents = {name: agent_entry(definition, offered) for name, definition in self.agents.items()}
+        agents = {name: agent_entry(definition, offered, self.own_tool_names(definition))
+                  for name, definition in self.agents.items()}
         lines, shortened = fit(skills + list(agents.values()), self.catalog_budget) if skills or agents else ([], False)
         return Catalogs(lines[:len(skills)], agents, dict(zip(agents, lines[len(skills):])), shortened)
 
@@ -103,6 +108,12 @@ class Session:
         mcp__kb__add`): as in Claude Code, such an MCP tool is neither offered nor named. The deny
         rules are the session's: no agent adds any (a skill's or an approval only adds allow rules)."""
         return [tool for tool in tools if self.policy is None or not self.policy.removes(tool.name)]
+
+    def own_tool_names(self, definition) -> set[str]:
+        """The names of the tools an agent's definition gets from the session's servers it names in
+        `mcpServers`, whatever its `tools` say (its inline servers' tools are known once they start)."""
+        named = [server.name for server in definition.mcp_servers if server.config is None]
+        return {tool.name for tool in self.mcp_tools(named)} if named and self.mcp is not None else set()
 
     def _tool_names(self, depth: int) -> list[str]:
         """The names `tools_for(depth)` offers, without building the tools."""

@@ -284,9 +284,11 @@ def test_tools_we_do_not_have_are_one_warning_and_left_out(repo, home, caplog):
     with caplog.at_level(logging.INFO, logger="agent"):
         agents = discover_agents(repo, home)
     warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
-    assert warnings == ["2 agent definitions name tools this agent does not have (WebFetch, WebSearch, "
-                        "mcp__tracker__create_issue); they are left out (--verbose lists which agent names which)"]
+    # MCP tools are looked for among the servers' tools when the agent runs (tests/test_mcp_agents.py)
+    assert warnings == ["1 agent definition names tools this agent does not have (WebFetch, WebSearch); "
+                        "they are left out (--verbose lists which agent names which)"]
     assert "agent 'web': leaving out tools this agent does not have: WebFetch, WebSearch" in caplog.text
+    assert "agent 'mcp'" not in caplog.text
     assert filter_tools(["Read", "Grep", "Agent"], agents["web"]) == ["Read"]
     assert agents["fine"].spawnable_types == ("web",)
 

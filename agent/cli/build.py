@@ -123,6 +123,7 @@ def build_session(args: argparse.Namespace, environment: Environment, observer=N
     from agent.skills.cache import FrontmatterCache, cache_path
     from agent.skills.discovery import discover_skills, without_project_grants
     from agent.subagents.discovery import discover_agents, without_project_hooks
+    from agent.subagents.servers import live_starter, withheld_servers
     from agent.workspace import Workspace
 
     check_writable("--trace", args.trace, append=True)
@@ -162,6 +163,7 @@ def build_session(args: argparse.Namespace, environment: Environment, observer=N
     skills = {skill.name: skill for skill in (found if trusted else without_project_grants(found, cwd, home))}
     if not trusted:
         agents = without_project_hooks(agents, cwd, home)
+    agents = withheld_servers(agents, cwd, home, trusted, args.strict_mcp_config)  # inline ones run commands too
     cache.report()
     if not args.replay_tools and getattr(args, "home_writable", True):  # --replay-tools changes nothing on disk
         cache.save()
@@ -199,6 +201,10 @@ def build_session(args: argparse.Namespace, environment: Environment, observer=N
         approver=replay_approver(args, recorded),
     )
     session.mcp = session_servers(args, environment, cwd, home, trusted, recorded, policy_sources)  # they run commands, as hooks do
+    if not args.replay_tools:  # an agent's inline servers start as it runs (never under --replay-tools)
+        session.start_agent_servers = live_starter(cwd, environment.raw, start_timeout_s=environment["MCP_TIMEOUT"] / 1000,
+                                                   call_timeout_s=environment["MCP_TOOL_TIMEOUT"] / 1000,
+                                                   output_tokens=environment["MAX_MCP_OUTPUT_TOKENS"])
     session.hooks = session_hooks(args, session, home, policy_sources, trusted, hook_runs(args, recorded, runs))
     return session, history
 

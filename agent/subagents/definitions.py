@@ -1,18 +1,27 @@
-"""What a subagent is: its definition (who it is, its system prompt, the tools it may use), the
-built-in definitions, and how a definition's tool list filters the tools on offer."""
+"""What a subagent is: its definition (who it is, its system prompt, the tools it may use, its own
+MCP servers), the built-in definitions, and how a definition's tool lists filter the tools on offer."""
 
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Collection
 
-from agent.permissions.rules import ALIASES as TOOL_ALIASES
+from agent.permissions.rules import ALIASES as TOOL_ALIASES, MCP_PREFIX
 from agent.skills.frontmatter import split_frontmatter
 from agent.workspace import DEFINITION_FILE_BYTES, read_bounded
 
 log = logging.getLogger("agent")
+
+
+@dataclass(frozen=True)
+class AgentServer:
+    """One entry of an agent's `mcpServers`: a server of the session by its name (`config` None),
+    or an inline one (`config`: its entry, as in .mcp.json), started only for this agent."""
+
+    name: str
+    config: dict[str, Any] | None = field(default=None, hash=False)
 
 
 @dataclass(frozen=True)
@@ -30,6 +39,7 @@ class AgentDefinition:
     source: str = "builtin"  # "builtin" | "user" | "project" | "cli"
     path: Path | None = None
     hooks: Any = None  # agent.hooks.config.HookSet of its frontmatter (run only while it runs), or None
+    mcp_servers: tuple[AgentServer, ...] = ()  # its own MCP servers: offered to it whatever its `tools` say
 
     @property
     def prompt(self) -> str:
@@ -94,19 +104,19 @@ BUILTIN_AGENTS: dict[str, AgentDefinition] = {
 }
 
 
-def filter_tools(available: list[str], definition: AgentDefinition) -> list[str]:
+def filter_tools(available: list[str], definition: AgentDefinition, own: Collection[str] = ()) -> list[str]:
     """The names of `available` that `definition` may use, in their order: its disallowedTools
     removed first (by tool name, so `Bash(git push *)` removes all of Bash), then only its `tools`
-    kept (all when None). "Task" stands for "Agent". Raises ValueError naming the entries when
-    `tools` is given and none of them names an available tool."""
-    denied = {tool_name(entry) for entry in definition.disallowed_tools}
-    kept = [tool for tool in available if tool_name(tool) not in denied]
+    kept (all when None) and the `own` tools (its own MCP servers', whatever `tools` says). "Task"
+    stands for "Agent"; for MCP entries see `names_tool`. Raises ValueError naming the entries when
+    `tools` is given, none of them names an available tool and the agent has no own tools."""
+    kept = [tool for tool in available if not any(names_tool(entry, tool, removing=True)
+                                                   for entry in definition.disallowed_tools)]
     if definition.tools is None:
         return kept
-    offered = {tool_name(tool) for tool in available}
-    unknown = [entry for entry in definition.tools if tool_name(entry) not in offered]
+    unknown = [entry for entry in definition.tools if not any(names_tool(entry, tool) for tool in available)]
     # An explicitly empty list means "no tools", not a typo, so only a list of misses is refused.
-    if unknown and len(unknown) == len(definition.tools):
+    if unknown and len(unknown) == len(definition.tools) and not set(own) & set(kept):
         raise ValueError(
             f"Agent '{definition.name}' would be spawned with zero tools: its tools list resolved to "
             f"nothing (unrecognized: {', '.join(unknown)}). Fix the agent's tools field or use a "
@@ -114,8 +124,27 @@ def filter_tools(available: list[str], definition: AgentDefinition) -> list[str]
         )
     if unknown:
         log.info(f"agent {definition.name!r}: ignoring unavailable tools {', '.join(unknown)}")
-    wanted = {tool_name(entry) for entry in definition.tools}
-    return [tool for tool in kept if tool_name(tool) in wanted]
+    return [tool for tool in kept if tool in own or any(names_tool(entry, tool) for entry in definition.tools)]
+
+
+def names_tool(entry: str, tool: str, removing: bool = False) -> bool:
+    """Whether an entry of an agent's `tools` (or, `removing`, its `disallowedTools`) names the
+    tool called `tool`, as Claude Code reads them: `Bash(git *)` names Bash; `mcp__kb` and
+    `mcp__kb__*` every tool of the server kb (every name starting `mcp__kb__`: a server `kb__v2`'s
+    too), `mcp__kb__v2__*` every tool of the server kb__v2, `mcp__kb__lookup` one tool (so
+    `mcp__kb__v2` is no server), and in disallowedTools `mcp__*` every MCP tool. No other pattern
+    names anything (`mcp__kb__look*` names no tool)."""
+    name = tool_name(entry)
+    if not name.startswith(MCP_PREFIX) or not tool.startswith(MCP_PREFIX):
+        return name == tool_name(tool)
+    if name == MCP_PREFIX + "*":
+        return removing
+    server = name[len(MCP_PREFIX):].removesuffix("__*")
+    if "*" in server or not server:
+        return False
+    if name.endswith("__*") or "__" not in server:  # every tool of the server
+        return tool.startswith(f"{MCP_PREFIX}{server}__")
+    return name == tool
 
 
 def tool_name(entry: str) -> str:

@@ -15,23 +15,26 @@ from typing import Any, Collection
 
 from agent.errors import UsageError
 from agent.hooks.config import read_hooks
+from agent.permissions.rules import MCP_PREFIX
 from agent.permissions.trust import how_to_trust
 from agent.skills.cache import FrontmatterCache
 from agent.skills.frontmatter import (
     FrontmatterError, field_text, first_line, parse_frontmatter, report_ignored, scalar_text, tool_list, word_list,
 )
 from agent.subagents.definitions import BUILTIN_AGENTS, AgentDefinition, tool_name
+from agent.subagents.servers import read_servers
 from agent.tools import builtin_tools
 from agent.workspace import json_option, load_json, project_folders
 
 log = logging.getLogger("agent")
 
 MAX_NAME_LENGTH = 256
-_FILE_FIELDS = frozenset({"name", "description", "tools", "disallowedTools", "model", "maxTurns", "skills", "hooks"})
+_FILE_FIELDS = frozenset({"name", "description", "tools", "disallowedTools", "model", "maxTurns", "skills", "hooks",
+                          "mcpServers"})
 _CLI_FIELDS = _FILE_FIELDS - {"name"} | {"prompt"}
 # Claude Code's own agent fields that this agent does not implement (read, reported under --verbose)
 _UNSUPPORTED_FIELDS = frozenset({
-    "permissionMode", "mcpServers", "autoCompactWindow", "initialPrompt", "memory", "effort",
+    "permissionMode", "autoCompactWindow", "initialPrompt", "memory", "effort",
     "background", "omitClaudeMd", "isolation",
 })
 
@@ -73,13 +76,14 @@ def discover_agents(cwd: Path, home: Path, cli_agents: str | None = None, cache:
 
 
 def _warn_about_unknown_tools(definitions) -> None:
-    """One warning for every definition naming tools this agent does not have (WebFetch, MCP
-    tools...): they are left out when the agent runs; --verbose says which agent names which."""
+    """One warning for every definition naming tools this agent does not have (WebFetch...):
+    they are left out when the agent runs; --verbose says which agent names which. MCP tools
+    (`mcp__...`) are looked for among the servers' tools when the agent runs."""
     known = {tool.name for tool in builtin_tools()} | {"Skill", "Agent"}
     unknown: dict[str, list[str]] = {}
     for definition in definitions:
         for entry in (*(definition.tools or ()), *definition.disallowed_tools):
-            if tool_name(entry) not in known:
+            if tool_name(entry) not in known and not tool_name(entry).startswith(MCP_PREFIX):
                 unknown.setdefault(tool_name(entry), []).append(definition.name)
     if not unknown:
         return
@@ -88,8 +92,9 @@ def _warn_about_unknown_tools(definitions) -> None:
         tools = sorted(tool for tool, users in unknown.items() if name in users)
         log.info(f"agent {name!r}: leaving out tools this agent does not have: {', '.join(tools)}")
     shown = ", ".join(sorted(unknown)[:6]) + (", ..." if len(unknown) > 6 else "")
-    log.warning(f"{len(agents)} agent definition{'s' if len(agents) > 1 else ''} name tools this agent "
-                f"does not have ({shown}); they are left out (--verbose lists which agent names which)")
+    counted = f"{len(agents)} agent definitions name" if len(agents) > 1 else "1 agent definition names"
+    log.warning(f"{counted} tools this agent does not have ({shown}); they are left out (--verbose lists which "
+                "agent names which)")
 
 
 def read_agent(text: str, path: Path, source: str = "project") -> AgentDefinition:
@@ -127,7 +132,7 @@ def without_project_hooks(agents: dict[str, AgentDefinition], cwd: Path, home: P
 
 def parse_cli_agents(value: str, cwd: Path | None = None) -> dict[str, AgentDefinition]:
     """The definitions in an --agents value: a JSON object `{"<name>": {"description", "prompt",
-    "tools", "disallowedTools", "model", "maxTurns", "skills"}}`, or the path of a JSON file holding
+    "tools", "disallowedTools", "model", "maxTurns", "skills", "hooks", "mcpServers"}}`, or the path of a JSON file holding
     one (relative to `cwd`, default the process's). Raises UsageError with a one-line message when
     the file cannot be read, the JSON is invalid or not an object, or an entry is unusable."""
     text, origin = json_option("--agents", value, cwd if cwd is not None else Path.cwd())
@@ -175,6 +180,7 @@ def _definition(name: str, description: str, prompt: str | None, fields: dict[st
         source=source,
         path=path,
         hooks=read_hooks(fields.get("hooks"), label) or None,
+        mcp_servers=read_servers(fields.get("mcpServers"), label),
     )
 
 

@@ -12,6 +12,7 @@ from agent.skills.discovery import Skill
 from agent.skills.render import render
 from agent.subagents.definitions import BUILTIN_AGENTS
 from agent.subagents.runner import run_subagent, subagent_spec
+from agent.subagents.servers import agent_servers
 from agent.tools.base import ToolError
 
 
@@ -24,13 +25,14 @@ def run_forked_skill(skill: Skill, args: str, session, parent: AgentSpec, append
     definition = session.agents.get(kind) or BUILTIN_AGENTS.get(kind)
     if definition is None:
         raise ToolError(f"skill {skill.name!r} names agent {kind!r}, which does not exist; valid: {', '.join(session.agents)}")
-    spec = subagent_spec(
-        session, definition, parent, f"skill:{skill.name}", [skill.model],
-        exclude_skill=skill.name, granted=skill.allowed_rules(str(session.workspace.cwd)),
-        parent_tool_use_id=parent_tool_use_id,
-    )
-    if skill.hooks:  # the skill's hooks run while its fork does
-        spec.hooks = skill.hooks.for_subagent().plus(spec.hooks)
-    # the body's commands run under the fork's policy: the parent's, plus the skill's allowed-tools
-    body = render(skill, args, command_context(session, spec.policy), append_arguments=append_arguments)
-    return run_subagent(spec, body, session, f"skill:{skill.name}", f"/{skill.name} ({kind})")
+    with agent_servers(session, definition) as own:  # its agent's inline MCP servers run while the fork does
+        spec = subagent_spec(
+            session, definition, parent, f"skill:{skill.name}", [skill.model],
+            exclude_skill=skill.name, granted=skill.allowed_rules(str(session.workspace.cwd)),
+            parent_tool_use_id=parent_tool_use_id, own=own,
+        )
+        if skill.hooks:  # the skill's hooks run while its fork does
+            spec.hooks = skill.hooks.for_subagent().plus(spec.hooks)
+        # the body's commands run under the fork's policy: the parent's, plus the skill's allowed-tools
+        body = render(skill, args, command_context(session, spec.policy), append_arguments=append_arguments)
+        return run_subagent(spec, body, session, f"skill:{skill.name}", f"/{skill.name} ({kind})")

@@ -10,7 +10,7 @@ included, so nothing here imports the layer that assembles them.
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import Any, Sequence
 
 from agent.conversation import user_message, with_blocks
 from agent.errors import ProviderError
@@ -24,7 +24,7 @@ from agent.skills.commands import command_context
 from agent.skills.discovery import SkillError
 from agent.skills.render import render
 from agent.subagents.definitions import AgentDefinition, filter_tools
-from agent.tools.base import ToolError
+from agent.tools.base import Tool, ToolError
 from agent.tools.execute import by_name
 
 log = logging.getLogger("agent")
@@ -35,15 +35,20 @@ DEFAULT_MAX_DEPTH = 3  # CLAUDE_CODE_MAX_SUBAGENT_SPAWN_DEPTH; 1 disables nestin
 def subagent_spec(
     session, definition: AgentDefinition, parent: AgentSpec, label: str, models: list[str | None] = (),
     exclude_skill: str | None = None, granted: tuple[str, ...] = (), parent_tool_use_id: str | None = None,
+    own: Sequence[Tool] = (),
 ) -> AgentSpec:
     """The AgentSpec for running `definition` one level below `parent`: its body as system prompt
-    (plus any preloaded skills and the environment note), its filtered tools, the first model of
-    `models` > the definition's > CLAUDE_CODE_SUBAGENT_MODEL > the main model, and the parent's
-    permission policy (a subagent may do no more than its parent) plus the `granted` rules."""
+    (plus any preloaded skills and the environment note), its filtered tools with its `own` MCP
+    tools (see agent.subagents.servers: kept whatever its `tools` say, replacing a session tool of
+    the same name), the first model of `models` > the definition's > CLAUDE_CODE_SUBAGENT_MODEL >
+    the main model, and the parent's permission policy (a subagent may do no more than its parent)
+    plus the `granted` rules."""
     depth = parent.depth + 1
+    extra = {tool.name: tool for tool in own}
     tools = session.tools_for(depth, exclude_skill, definition.spawnable_types)
+    tools = [extra.pop(tool.name, tool) for tool in tools] + list(extra.values())
     try:
-        names = filter_tools([tool.name for tool in tools], definition)
+        names = filter_tools([tool.name for tool in tools], definition, {tool.name for tool in own})
     except ValueError as exc:
         raise ToolError(str(exc)) from None
     policy = grant(parent.policy, granted)

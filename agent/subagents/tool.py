@@ -7,13 +7,14 @@ the tool also answers `search` with the full entries.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Collection
 
 from agent.conversation import Stop
 from agent.errors import ProviderError
 from agent.skills.catalog import SHORTENED_NOTE, Entry, one_line, search
 from agent.subagents.definitions import AgentDefinition, filter_tools
 from agent.subagents.runner import run_subagent, subagent_spec
+from agent.subagents.servers import agent_servers
 from agent.tools.base import Tool, ToolError, object_schema
 
 DEFAULT_MAX_CONCURRENT = 20  # CLAUDE_CODE_MAX_CONCURRENT_SUBAGENTS
@@ -38,11 +39,12 @@ def _incomplete(result) -> str | None:
     }.get(result.stop_reason)
 
 
-def agent_entry(definition: AgentDefinition, offered: list[str]) -> Entry:
+def agent_entry(definition: AgentDefinition, offered: list[str], own: Collection[str] = ()) -> Entry:
     """An agent type's catalog entry: its description, then the tools it will really get out of
-    the `offered` tool names (not the ones its definition names but this agent does not have)."""
+    the `offered` tool names (not the ones its definition names but this agent does not have; the
+    `own` ones of the session's servers its mcpServers name), and the inline MCP servers it starts."""
     try:
-        tools = filter_tools(offered, definition)
+        tools = filter_tools(offered, definition, own)
     except ValueError:
         tools = []
     if definition.tools is None and not definition.disallowed_tools:
@@ -51,7 +53,9 @@ def agent_entry(definition: AgentDefinition, offered: list[str]) -> Entry:
         types = definition.spawnable_types
         listed = ", ".join(f"Agent({', '.join(types)})" if tool == "Agent" and types is not None else tool
                            for tool in tools) or "none"
-    return Entry(definition.name, f"{one_line(definition.description)} (Tools: {listed})")
+    inline = [server.name for server in definition.mcp_servers if server.config is not None]
+    started = f"; and its own MCP servers' tools ({', '.join(inline)})" if inline else ""
+    return Entry(definition.name, f"{one_line(definition.description)} (Tools: {listed}{started})")
 
 
 def agent_tool(agents: dict[str, AgentDefinition], entries: dict[str, Entry], lines: dict[str, str],
@@ -82,9 +86,10 @@ def agent_tool(agents: dict[str, AgentDefinition], entries: dict[str, Entry], li
                 )
             session.running_subagents += 1
         try:
-            spec = subagent_spec(session, definition, context.agent, kind, [arguments.get("model")],
-                                 parent_tool_use_id=context.call_id)
-            result = run_subagent(spec, arguments["prompt"], session, kind, arguments["description"])
+            with agent_servers(session, definition) as own:  # its inline MCP servers run as long as it does
+                spec = subagent_spec(session, definition, context.agent, kind, [arguments.get("model")],
+                                     parent_tool_use_id=context.call_id, own=own)
+                result = run_subagent(spec, arguments["prompt"], session, kind, arguments["description"])
         except ProviderError as exc:  # a failure inside the subagent is its caller's error result
             raise ToolError(f"the {kind} agent failed: {exc}") from None
         finally:
