@@ -14,6 +14,7 @@ import pytest
 from agent.subagents.definitions import AgentDefinition, AgentServer, filter_tools, names_tool
 from agent.subagents.discovery import discover_agents, parse_cli_agents
 from mcp_servers import mcp_config, stdio, tool_results
+from pty_session import start  # noqa: F401 (the interactive tests' fixture)
 from scripted_model import Call, call, calls, text
 
 ALIVE = 'kill -0 "$(cat inl.pid)" 2>/dev/null && echo running || echo stopped'  # the inline server's pid file
@@ -210,3 +211,17 @@ def test_a_forked_skill_starts_its_agents_inline_servers(agent, tmp_path):
     assert "mcp__inl__lookup" in tool_names(requests_of(run, "HELPER BODY")[0])
     assert "mcp__inl" not in json.dumps(run.payloads[0])
     assert run.stdout.strip().endswith("returned: the code for beta is 412") and log.read_text() == "lookup beta\n"
+
+
+@pytest.mark.parametrize("wire", ["openrouter", "anthropic"])
+def test_a_project_agents_inline_server_alone_asks_the_interactive_trust_question(model, start, tmp_path, wire):
+    """The warning of an untrusted folder says the question would let them start: it is asked."""
+    folder = tmp_path / "workspace" / ".claude" / "agents"
+    folder.mkdir(parents=True)
+    (folder / "helper.md").write_text("---\nname: helper\ndescription: Helps.\n" + inline("inl") + "\n---\nBody.\n")
+    session = start(provider=wire)
+    session.expect(r"Trust this folder\?")
+    session.send("n")
+    session.ready()
+    session.send("/exit")
+    assert session.end() == 0

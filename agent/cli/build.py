@@ -123,7 +123,7 @@ def build_session(args: argparse.Namespace, environment: Environment, observer=N
     from agent.skills.cache import FrontmatterCache, cache_path
     from agent.skills.discovery import discover_skills, without_project_grants
     from agent.subagents.discovery import discover_agents, without_project_hooks
-    from agent.subagents.servers import live_starter, withheld_servers
+    from agent.subagents.servers import live_starter, project_inline_servers, withheld_servers
     from agent.workspace import Workspace
 
     check_writable("--trace", args.trace, append=True)
@@ -157,7 +157,8 @@ def build_session(args: argparse.Namespace, environment: Environment, observer=N
     agents = discover_agents(cwd, home, args.agents, cache, sources)
     if not trusted and confirm_trust is not None and (
             project_grants(cwd, policy_sources) or any(s.source == "project" and s.allowed_tools for s in found)
-            or project_hooks(cwd, home, policy_sources, found, agents.values()) or has_project_servers(cwd, policy_sources)):
+            or project_hooks(cwd, home, policy_sources, found, agents.values()) or has_project_servers(cwd, policy_sources)
+            or project_inline_servers(agents)):
         trusted = confirm_trust()
     args.workspace_trusted = trusted  # a recording says so, for its replays
     skills = {skill.name: skill for skill in (found if trusted else without_project_grants(found, cwd, home))}

@@ -62,7 +62,7 @@ def withheld_servers(agents: dict[str, AgentDefinition], cwd: Path, home: Path, 
     --strict-mcp-config (`strict`) every agent file's (those of --agents stay, as in Claude Code);
     one warning for each reason, naming the first few agents. Named servers are the session's
     own and always stay."""
-    untrusted = [] if trusted else [n for n, d in agents.items() if d.source == "project" and _inline(d)]
+    untrusted = [] if trusted else project_inline_servers(agents)
     unstrict = [n for n, d in agents.items() if strict and d.source != "cli" and _inline(d) and n not in untrusted]
     if untrusted:
         log.warning(f"Not starting the inline MCP servers of {_named(untrusted, 'project agent')}: "
@@ -73,6 +73,12 @@ def withheld_servers(agents: dict[str, AgentDefinition], cwd: Path, home: Path, 
     withheld = set(untrusted + unstrict)
     return {name: replace(definition, mcp_servers=tuple(s for s in definition.mcp_servers if s.config is None))
             if name in withheld else definition for name, definition in agents.items()}
+
+
+def project_inline_servers(agents: dict[str, AgentDefinition]) -> list[str]:
+    """The project agents with inline servers, which only trust lets start (what the interactive
+    trust question is also asked for)."""
+    return [name for name, definition in agents.items() if definition.source == "project" and _inline(definition)]
 
 
 def _inline(definition: AgentDefinition) -> bool:
