@@ -199,3 +199,37 @@ def test_a_hostile_server_list_in_a_cassette_is_one_line(agent, tmp_path):
         assert replay.exit_code == 2, what
         assert message in replay.stderr and len(replay.stderr.strip().splitlines()) == 1, (what, replay.stderr)
         assert "Traceback" not in replay.stderr
+
+    def string_schema(data):  # well formed, but no tool a live server could offer: cleaned out as a live one is
+        data["setup"]["mcp_servers"][0]["tools"][0]["inputSchema"] = {"type": "string"}
+
+    copy = edited_copy(run.cassette, tmp_path / "string-schema.yaml", string_schema)
+    replay = agent.replay("--replay-tools", cassette=copy, cwd=elsewhere(tmp_path))
+    assert replay.exit_code == 1
+    assert "MCP server kb offers other tools than in the recording: this run leaves out mcp__kb__lookup" in replay.stderr
+
+
+def test_an_agents_inline_server_is_recorded_for_it_and_replays_without_starting(agent, tmp_path, capsys):
+    log = tmp_path / "calls.log"
+    entry = json.loads(kb_config(log))["mcpServers"]["kb"]
+    agent.agent_file("looker.md", "looker", "Looks codes up.", "You look codes up.", user=True,
+                     extra="mcpServers:\n  - inl: " + json.dumps(entry))
+    agent.script(calls(Call("Agent", {"description": "look up", "prompt": "Look up alpha.", "subagent_type": "looker"})),
+                 echo_results)
+    agent.route("Look up alpha.", calls(Call("mcp__inl__lookup", {"name": "alpha"})), echo_results)
+    run = agent.run("Ask the looker for alpha's code.")
+    assert run.exit_code == 0, run.stderr
+    assert "the code for alpha is 518" in run.stdout
+    assert log.read_text() == "lookup alpha\n"
+    [server] = yaml.safe_load(run.cassette.read_text())["setup"]["mcp_servers"]
+    assert (server["name"], server["started_by"]) == ("inl", "the mcpServers of agent 'looker'")
+    assert [tool["name"] for tool in server["tools"]] == ["lookup", "add"]
+
+    log.unlink()
+    replay = agent.replay("--replay-tools", cwd=elsewhere(tmp_path))
+    assert replay.exit_code == 0, replay.stderr
+    assert replay.stdout == run.stdout
+    assert not log.exists()
+    code, out, err = cassette(capsys, "show", str(run.cassette))
+    assert code == 0, err
+    assert "mcp       inl (connected, 2 tools: lookup, add; started by the mcpServers of agent 'looker')" in out

@@ -90,12 +90,15 @@ def recording(args: argparse.Namespace, session, environment: Environment, turns
               recorded=None):
     """The cassette context of a run: recording (with its setup: `turns` are the user's prompts,
     by default the one of `args`) or replaying `recorded` (the cassette `replay_setup` read);
-    nothing otherwise."""
+    nothing otherwise. The session's MCP servers go through the cassette too (`mcp_in_cassette`)."""
     if not (args.record or args.replay):
         return contextlib.nullcontext()
     client = session.client
     if args.replay:
         from agent.record.replaying import replaying
+
+        if args.replay_tools:
+            mcp_in_cassette(session, recorded.setup, replaying=True)
 
         return replaying(recorded, client.http, client.current_agent, match_rules(args, recorded),
                          update=getattr(args, "update_cassette", None), explain=drift_cause,
@@ -110,12 +113,24 @@ def recording(args: argparse.Namespace, session, environment: Environment, turns
                                            turns)
     if getattr(args, "workspace_trusted", False):
         setup[TRUST_SETUP_KEY] = True
-    if session.mcp is not None:  # the tools its servers offered, for a replay that starts none
-        from agent.cli.mcp_replay import offered
-        from agent.record.mcp_servers import SETUP_KEY as MCP_SETUP_KEY
-
-        setup[MCP_SETUP_KEY] = offered(session.mcp)
+    mcp_in_cassette(session, setup, replaying=False)
     return record_to(args.record, client.http, folders, Recording(setup, client.current_agent, session.tool_runs))
+
+
+def mcp_in_cassette(session, setup: dict[str, Any], replaying: bool) -> None:
+    """Recording, the `setup` keeps the tool lists of the session's MCP servers and of the inline
+    servers agents start as they run; with --replay-tools (`replaying`), agents' inline servers
+    are the recorded ones, started nowhere (the session's are already: agent.cli.mcp_setup)."""
+    from agent.cli.mcp_replay import keeping_agent_servers, offered, replayed_agent_servers
+    from agent.record.mcp_servers import SETUP_KEY as MCP_SETUP_KEY
+
+    if replaying:
+        session.start_agent_servers = replayed_agent_servers(setup)
+        return
+    if session.mcp is not None:
+        setup[MCP_SETUP_KEY] = offered(session.mcp)
+    if getattr(session, "start_agent_servers", None) is not None:
+        session.start_agent_servers = keeping_agent_servers(session.start_agent_servers, setup)
 
 
 def drift_cause(recorded: Any, sent: Any) -> str | None:

@@ -1,16 +1,19 @@
 """MCP servers in a cassette: what a recording keeps of the session's servers (`offered`: each
-one's status and tool list, in the setup's `mcp_servers`), and what --replay-tools offers instead
-of starting them (`RecordedServers`). A replay that answers tool calls from the cassette needs no
-server: the recorded tools are offered as the live ones were named and described, and every call
-to one is answered by the cassette's tool runs, so the session replays offline with nothing
-installed, in any folder."""
+one's status and tool list, in the setup's `mcp_servers`) and of the inline servers an agent's
+`mcpServers` started while it ran (`keeping_agent_servers`: the same, each marked with what started
+it), and what --replay-tools offers instead of starting any (`RecordedServers`,
+`replayed_agent_servers`). A replay that answers tool calls from the cassette needs no server: the
+recorded tools are offered as the live ones were named and described, and every call to one is
+answered by the cassette's tool runs, so the session replays offline with nothing installed, in
+any folder."""
 
 from __future__ import annotations
 
 import logging
+import threading
 from typing import Any, Iterable
 
-from agent.record.mcp_servers import SETUP_KEY, server_entry
+from agent.record.mcp_servers import SETUP_KEY, STARTED_BY, server_entry
 from agent.tools.base import ToolError
 
 log = logging.getLogger("agent")
@@ -24,10 +27,43 @@ def offered(servers) -> list[dict[str, Any]]:
 
 
 def recorded_servers(setup: dict[str, Any] | None):
-    """The servers a recording offered (its setup's `mcp_servers`, checked in shape when the
-    cassette was read), or None when it offered none."""
-    entries = (setup or {}).get(SETUP_KEY) or []
+    """The session's servers a recording offered (its setup's `mcp_servers` that no agent
+    started; checked in shape when the cassette was read), or None when it offered none."""
+    entries = [entry for entry in (setup or {}).get(SETUP_KEY) or [] if STARTED_BY not in entry]
     return RecordedServers(entries) if entries else None
+
+
+def keeping_agent_servers(start, setup: dict[str, Any]):
+    """A session's `start_agent_servers` for a recording: `start(configs, where)` starts an
+    agent's inline servers, and the setup keeps each one's tool list (once for each `where`, the
+    agent whose `mcpServers` named it) for a replay that starts none. Parallel subagents start
+    theirs in any order: they are kept after the session's own, sorted, so the cassette is the
+    same every time."""
+    lock = threading.Lock()
+
+    def started(configs: dict[str, Any], where: str):
+        servers = start(configs, where)
+        if servers is not None:
+            with lock:
+                session_own = [entry for entry in setup.get(SETUP_KEY, []) if STARTED_BY not in entry]
+                agents_own = {(entry[STARTED_BY], entry["name"]): entry
+                              for entry in setup.get(SETUP_KEY, []) if STARTED_BY in entry}
+                for entry in offered(servers):
+                    agents_own.setdefault((where, entry["name"]), {"name": entry["name"], STARTED_BY: where, **entry})
+                setup[SETUP_KEY] = session_own + [agents_own[key] for key in sorted(agents_own)]
+        return servers
+    return started
+
+
+def replayed_agent_servers(setup: dict[str, Any] | None):
+    """A session's `start_agent_servers` under --replay-tools: an agent's inline servers as the
+    recording started them for that agent (`where`), starting nothing; None for those it did not."""
+    entries = [entry for entry in (setup or {}).get(SETUP_KEY) or [] if STARTED_BY in entry]
+
+    def started(configs: dict[str, Any], where: str):
+        found = [entry for entry in entries if entry[STARTED_BY] == where and entry["name"] in configs]
+        return RecordedServers(found) if found else None
+    return started
 
 
 class RecordedServers:
@@ -37,7 +73,13 @@ class RecordedServers:
     run, so reaching one is an error the model sees, never a call to a server."""
 
     def __init__(self, entries: Iterable[dict[str, Any]]):
-        self.entries = list(entries)
+        from agent.mcp.listing import Tally, clean_listing
+
+        # a cassette is untrusted: its tool lists are cleaned as a live server's are on arrival
+        # (a recorded list, cleaned then, comes through unchanged)
+        self.entries = [{**entry, "tools": clean_listing({"tools": entry.get("tools", [])}, Tally())["tools"]}
+                        for entry in entries]
+        self._collisions: set[tuple[str, str]] = set()  # as McpServers: each tool not offered is warned about once
         for entry in self.entries:
             log.info("MCP server %s: %s in the recording, %d tools, from the cassette (not started)",
                      entry["name"], entry["status"], len(entry.get("tools", [])))
@@ -47,13 +89,13 @@ class RecordedServers:
 
     def tools(self, names: Iterable[str] | None = None) -> list:
         """The tools of the servers that were connected in the recording (all, or those `names`),
-        as a live session names them."""
-        from agent.mcp.tools import mcp_tool
+        named and chosen as a live session names and chooses them."""
+        from agent.mcp.tools import offered_tools
 
         wanted = None if names is None else set(names)
-        return [mcp_tool(entry["name"], listed, _not_started(entry["name"]))
-                for entry in self.entries if entry["status"] == "connected" and (wanted is None or entry["name"] in wanted)
-                for listed in entry.get("tools", [])]
+        return offered_tools([(entry["name"], entry.get("tools", [])) for entry in self.entries
+                              if entry["status"] == "connected" and (wanted is None or entry["name"] in wanted)],
+                             _not_started, warned=self._collisions)
 
     def status(self) -> list[dict[str, str]]:
         """Each recorded server's name and status, as stream-json's init line lists them."""

@@ -1,7 +1,9 @@
 """The MCP servers a recording offered, as its setup keeps them (`mcp_servers`): each server's
-name, its status when the run started (connected, failed, ...) and, for one that connected, its
-tool list as the server gave it (name, description, inputSchema). A replay with --replay-tools
-offers these tools without starting any server, and the tool runs answer their calls.
+name, its status when it started (connected, failed, ...) and, for one that connected, its tool
+list as the server gave it (name, description, inputSchema); an agent's inline server (its
+definition's `mcpServers`, started as it ran) also says what started it (`started_by`: `the
+mcpServers of agent 'reviewer'`). A replay with --replay-tools offers these tools without starting
+any server, and the tool runs answer their calls.
 
 The list comes from a cassette, so it is checked in shape when read (`servers_problem`): bounded
 in size, every name usable, every schema plain JSON data.
@@ -12,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 SETUP_KEY = "mcp_servers"
+STARTED_BY = "started_by"  # an agent's inline server: which agent's mcpServers started it
 MAX_SERVERS = 200  # as many as a configuration may name
 MAX_TOOLS = 1000  # of one server, as a live connection keeps
 MAX_NAME = 200
@@ -40,7 +43,8 @@ def server_line(server: dict[str, Any]) -> str:
     tools = [tool["name"] for tool in server.get("tools", [])]
     names = ", ".join(tools[:8]) + (f" and {len(tools) - 8} more" if len(tools) > 8 else "")
     offered = f", {len(tools)} tool{'' if len(tools) == 1 else 's'}" + (f": {names}" if tools else "")
-    return f"{server['name']} ({server['status']}{offered if server['status'] == 'connected' else ''})"
+    started = f"; started by {server[STARTED_BY]}" if STARTED_BY in server else ""
+    return f"{server['name']} ({server['status']}{offered if server['status'] == 'connected' else ''}{started})"
 
 
 def servers_problem(value: Any) -> str | None:
@@ -56,6 +60,8 @@ def servers_problem(value: Any) -> str | None:
         if not _usable_name(server.get("name")):
             return f"`{SETUP_KEY}` entry {number}: `name` must be a short text without control characters"
         label = f"MCP server {server['name'][:60]!r}"
+        if STARTED_BY in server and not (isinstance(server[STARTED_BY], str) and len(server[STARTED_BY]) <= 2 * MAX_NAME):
+            return f"{label}: `{STARTED_BY}` must be a short text (the agent whose mcpServers started it)"
         if server.get("status") not in STATUSES:
             return f"{label}: `status` must be one of {', '.join(STATUSES)}"
         tools = server.get("tools", [])
