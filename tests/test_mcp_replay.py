@@ -162,6 +162,10 @@ def test_cassette_show_and_check_read_an_mcp_cassette_without_its_server(agent, 
     assert code == 0, err
     assert "mcp       kb (connected, 2 tools: lookup, add)" in out
     assert '  → mcp__kb__lookup(name="alpha")\n    ← the code for alpha is 518' in out
+    code, out, err = cassette(capsys, "show", str(run.cassette), "--html", str(tmp_path / "report.html"))
+    assert code == 0, err
+    report = (tmp_path / "report.html").read_text()
+    assert "MCP server kb (connected, 2 tools: lookup, add)" in report and "mcp__kb__lookup" in report
     monkeypatch.chdir(elsewhere(tmp_path))
     code, out, err = cassette(capsys, "check", str(run.cassette))
     assert code == 0, out + err

@@ -16,6 +16,7 @@ from typing import Any, Callable
 
 from agent.record.html_parts import attr, bounded_json, esc, first_line, text_block
 from agent.record.session_tree import MAIN, Conversation, Tree, message_texts
+from agent.record.mcp_servers import SETUP_KEY as MCP_SERVERS, server_line
 from agent.record.show import USAGE_KEYS, agent_name, input_line, setup_line, tokens
 from agent.record.show_hooks import run_line
 
@@ -49,6 +50,7 @@ class SessionPage:
         extras += [f"{name}={value}" for name, value in (setup.get("environment") or {}).items()]
         if extras:
             lines.append(f'<div class="meta">options: {esc("; ".join(extras))}</div>')
+        lines += [f'<div class="meta">MCP server {esc(server_line(server))}</div>' for server in setup.get(MCP_SERVERS) or []]
         total = self._total_cost()
         lines.append(f'<div class="meta" id="totals"><span>{usage["requests"]:,} requests</span><span>{esc(tokens(usage))}</span>'
                      f'<span>{esc(_dollars(total) if total is not None else "cost unknown (a model without a price)")}</span>'
