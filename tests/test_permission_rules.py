@@ -203,3 +203,13 @@ def test_each_rule_claude_code_would_skip_is_one_warning(cwd, home, warnings):
     assert "'bash(rm *)'" in warnings[3] and "any letter case" in warnings[3]
     assert "read as Bash(git push * --force)" in warnings[4] and "permissions.ask" in warnings[4]
     assert "'Bash(:*)'" in warnings[5]
+
+
+def test_a_rule_with_many_stars_from_someone_elses_settings_cannot_hang_the_check(cwd, home):
+    """A backtracking regex took hours over these; a project's deny rules apply even untrusted."""
+    stars = "*a" * 40 + "b"
+    write_settings(cwd, "settings.json", {"deny": [f"Bash({stars})", f"Read({stars})"]})
+    p = load_policy(cwd, home)
+    assert p.check("Bash", {"command": "echo " + "a" * 200}, False).kind != "deny"
+    assert p.check("Read", {"file_path": "a" * 200}, True).allowed
+    assert p.check("Read", {"file_path": "a" * 50 + "b"}, True).kind == "deny"

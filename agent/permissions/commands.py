@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from typing import Any
 
 from agent.permissions.bash_words import HARMLESS_VARIABLES, SimpleCommand, Word
 from agent.permissions.runs import text_of
+from agent.permissions.rules import linear_regex
 from agent.permissions.wrappers import Form, command_name, harmless_wrapped, readings, without_global_options, wrapped
 
 _MAX_FORMS = 64  # forms kept per command: enough for any real prefix chain
@@ -120,7 +122,7 @@ def _squeezed(text: str) -> str:
 
 
 @lru_cache(maxsize=1024)
-def _wildcard_regex(spec: str) -> re.Pattern[str]:
+def _wildcard_regex(spec: str) -> Any:
     """`*` matches any text, `/**/` also a single `/`; `\\*` is a literal star, `\\\\` a backslash."""
     pieces = [p for p in re.split(r"(\\\*|\\\\|/(?:\*\*/)+|\*)", _squeezed(spec)) if p]
     stars = sum(p.count("*") for p in pieces if p != "\\*")
@@ -129,4 +131,4 @@ def _wildcard_regex(spec: str) -> re.Pattern[str]:
         pieces = pieces[:-2] + [pieces[-2][:-1]]
     special = {"\\*": r"\*", "\\\\": r"\\", "*": ".*"}
     body = "".join(special.get(p) or ("/(?:.*/)?" if p.startswith("/") and "*" in p else re.escape(p)) for p in pieces)
-    return re.compile(body + ("(?: .*)?" if optional_tail else ""), re.DOTALL)
+    return linear_regex(body + ("(?: .*)?" if optional_tail else ""))  # every piece is escaped: it compiles

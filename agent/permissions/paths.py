@@ -6,13 +6,11 @@ from __future__ import annotations
 
 import os
 import re
-import warnings
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
-# odd classes like `[a--b]` in a user's pattern warn about future set syntax; said once, here, since
-# catch_warnings() is not safe while subagents check paths in other threads
-warnings.filterwarnings("ignore", category=FutureWarning, module=__name__)
+from agent.permissions.rules import linear_regex
 
 
 def normal_path(path: Path) -> Path:
@@ -50,7 +48,7 @@ def path_matches(spec: str, path: Path, cwd: Path, home: Path, broad: bool = Fal
 
 
 @lru_cache(maxsize=1024)
-def _gitignore_regex(pattern: str, anchored: bool) -> re.Pattern[str]:
+def _gitignore_regex(pattern: str, anchored: bool) -> Any:
     """`**/` spans folders, a final `/**` everything inside (and the folder), `*` and `?` stay
     within one name, `[...]` is a class; an unanchored pattern may start in any folder."""
     tail = r"(?:/.*)?" if pattern.endswith("/**") else ""
@@ -74,6 +72,6 @@ def _gitignore_regex(pattern: str, anchored: bool) -> re.Pattern[str]:
             out.append(re.escape(pattern[i]))
             i += 1
     try:
-        return re.compile(("" if anchored else "(?:.*/)?") + "".join(out) + tail, re.DOTALL)
-    except re.error:  # e.g. a class like [z-a]: take the pattern literally
-        return re.compile(re.escape(pattern), re.DOTALL)
+        return linear_regex(("" if anchored else "(?:.*/)?") + "".join(out) + tail)
+    except ValueError:  # e.g. a class like [z-a]: take the pattern literally
+        return linear_regex(re.escape(pattern))

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Iterable
+from typing import Any, Iterable
 
 ALIASES = {"Task": "Agent"}  # Claude Code still reads rules written with the old names
 MCP_PREFIX = "mcp__"  # an MCP tool's name: mcp__<server>__<tool>
@@ -153,6 +153,21 @@ def wildcard_matches(pattern: str, text: str, any_case: bool = False) -> bool:
             return False
         start = found + len(piece)
     return True
+
+
+def linear_regex(pattern: str) -> Any:
+    """`pattern` (a Python `re` pattern built from a rule, `.` matching line breaks too) compiled
+    by RE2, whose matching time is linear in the text: Bash and file rules come from settings files
+    others may write, and a backtracking regex can take forever over `*a*a*a…b`. RE2 is loaded when
+    a rule first needs it. Raises ValueError when RE2 cannot compile the pattern."""
+    import re2
+
+    options = re2.Options()
+    options.dot_nl, options.log_errors = True, False
+    try:
+        return re2.compile(pattern, options=options)
+    except re2.error as error:
+        raise ValueError(f"cannot compile {pattern!r}: {error}") from None
 
 
 def rule_warning(text: str, kind: str) -> str | None:
