@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import signal
+import time
 from pathlib import Path
 
 import pytest
@@ -126,6 +127,33 @@ def test_a_signal_during_a_call_leaves_no_server_process(tmp_path, provider, sig
         assert err.strip().splitlines()[-1] == ("interrupted" if signum == signal.SIGINT else "terminated by SIGTERM")
         assert wait_for(lambda: not alive(pid), 5), "the MCP server outlived the agent"
         assert work.is_dir() and len(model.requests) == 1
+    finally:
+        if process is not None and process.poll() is None:
+            finish(process, timeout=0.1)
+        if pid is not None and alive(pid):
+            os.kill(pid, signal.SIGKILL)
+        model.close()
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_sigterm_while_servers_start_ends_the_run_at_once_and_leaves_none(tmp_path, provider):
+    """Servers still starting (one never answers) do not hold the agent up once it is told to end."""
+    pid_file = tmp_path / "server.pid"
+    model = ScriptedModel()
+    process, pid = None, None
+    try:
+        model.script(text("never sent"))
+        config = mcp_config(slow=stdio("knowledge_base.py", MCP_TEST_SLEEP="120", MCP_TEST_PID_FILE=str(pid_file)))
+        process = start(tmp_path, agent_env(tmp_path, provider, model), "-p", "Start.", "--mcp-config", config)
+        assert wait_for(lambda: pid_file.exists() and pid_file.read_text(), 60), finish(process, 1)
+        pid = int(pid_file.read_text())
+        sent = time.monotonic()
+        process.send_signal(signal.SIGTERM)
+        code, out, err = finish(process, timeout=40)
+        assert time.monotonic() - sent < 10, "it waited for the server's start to time out"
+        assert (code, out, err.strip().splitlines()[-1]) == (143, "", "terminated by SIGTERM"), err
+        assert wait_for(lambda: not alive(pid), 5), "the MCP server outlived the agent"
+        assert model.requests == []
     finally:
         if process is not None and process.poll() is None:
             finish(process, timeout=0.1)

@@ -57,8 +57,11 @@ class Connection:
     def start(self, timeout_s: float) -> None:
         """Connect and list the server's tools within `timeout_s` seconds; a failure is kept in
         `status` and `error`, never raised."""
+        start_all([self], timeout_s)
+
+    async def _start(self, timeout_s: float) -> None:
         try:
-            eventloop.run(self._open(timeout_s), timeout_s + 5)
+            await self._open(timeout_s)
         except (ServerError, TimeoutError, OSError) as exc:
             self._fail(str(exc) or type(exc).__name__)
         except Exception as exc:  # the SDK's own failures: a server that is not an MCP server
@@ -157,12 +160,18 @@ class Connection:
 
     def close(self) -> None:
         """Stop the connection (and a stdio server's process group); waits a few seconds at most."""
+        close_all([self])
+
+    async def _close(self) -> None:
         if self._closing is None or self._task is None:
             return
-        eventloop.loop().call_soon_threadsafe(self._closing.set)
-        if not self._wait_stopped(CLOSE_WAIT_S):
-            eventloop.loop().call_soon_threadsafe(self._stop_now)
-            self._wait_stopped(CLOSE_WAIT_S)
+        self._closing.set()
+        for _ in range(2):  # asked to end, then made to (its cancel scope)
+            with contextlib.suppress(BaseException):
+                await asyncio.wait_for(asyncio.shield(self._task), CLOSE_WAIT_S)
+            if self._task.done():
+                break
+            self._stop_now()
         self.status = "closed" if self.status == "connected" else self.status
 
     def _stop_now(self) -> None:
@@ -185,6 +194,24 @@ class Connection:
 
     def _fail(self, why: str) -> None:
         self.status, self.error = "failed", why
+
+
+def start_all(connections: list[Connection], timeout_s: float) -> None:
+    """Start `connections` together, each within `timeout_s` seconds (failures kept in each). The
+    waiting thread only waits: a signal ending the agent meanwhile ends it at once."""
+    if connections:
+        eventloop.run(_together(connection._start(timeout_s) for connection in connections), timeout_s + 10)
+
+
+def close_all(connections: list[Connection]) -> None:
+    """Stop `connections` together, a few seconds at most."""
+    if connections:
+        with contextlib.suppress(TimeoutError):
+            eventloop.run(_together(connection._close() for connection in connections), 2 * CLOSE_WAIT_S + 2)
+
+
+async def _together(coroutines) -> None:
+    await asyncio.gather(*coroutines)
 
 
 @contextlib.asynccontextmanager
@@ -256,6 +283,7 @@ def _reason(exc: BaseException, stderr: str) -> str:
     inner = exc
     while isinstance(inner, BaseExceptionGroup) and inner.exceptions:  # the SDK's task groups
         inner = inner.exceptions[0]
-    text = str(inner).strip().splitlines()[0] if str(inner).strip() else type(inner).__name__
+    said = getattr(getattr(inner, "error", None), "message", None) or str(inner)  # an MCPError says its message
+    text = str(said).strip().splitlines()[0] if str(said).strip() else type(inner).__name__
     last = stderr.strip().splitlines()[-1] if stderr.strip() else ""
     return f"{text} ({last[:300]})" if last and last not in text else text

@@ -7,11 +7,10 @@ mid-call is a tool error, and the next call starts it again."""
 from __future__ import annotations
 
 import logging
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Iterable
 
 from agent.mcp.config import ServerConfig
-from agent.mcp.connection import Connection, ServerError
+from agent.mcp.connection import Connection, ServerError, close_all, start_all
 from agent.mcp.tools import DEFAULT_OUTPUT_TOKENS, offered_tools
 from agent.tools.base import Tool, ToolError
 
@@ -19,7 +18,6 @@ log = logging.getLogger("agent")
 
 DEFAULT_START_TIMEOUT_S = 30.0  # MCP_TIMEOUT
 DEFAULT_CALL_TIMEOUT_S = 600.0  # MCP_TOOL_TIMEOUT
-MAX_PARALLEL_STARTS = 16
 
 
 class McpServers:
@@ -38,8 +36,7 @@ class McpServers:
         pending = [c for name, c in self.connections.items() if (names is None or name in names) and c.status == "pending"]
         if not pending:
             return
-        with ThreadPoolExecutor(max_workers=min(len(pending), MAX_PARALLEL_STARTS)) as pool:
-            list(pool.map(lambda connection: connection.start(self.start_timeout_s), pending))
+        start_all(pending, self.start_timeout_s)
         for connection in pending:
             name = connection.config.name
             if connection.status == "connected":
@@ -74,8 +71,5 @@ class McpServers:
         return [{"name": name, "status": connection.status} for name, connection in self.connections.items()]
 
     def close(self) -> None:
-        """Stop every server (in parallel: each may take a few seconds to go)."""
-        started = [c for c in self.connections.values() if c.status != "pending"]
-        if started:
-            with ThreadPoolExecutor(max_workers=min(len(started), MAX_PARALLEL_STARTS)) as pool:
-                list(pool.map(lambda connection: connection.close(), started))
+        """Stop every server (together: each may take a few seconds to go)."""
+        close_all([c for c in self.connections.values() if c.status != "pending"])
