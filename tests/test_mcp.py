@@ -93,6 +93,7 @@ def test_a_hostile_tool_list_stays_bounded(agent):
     tools = offered(run, "hostile")
     assert len(tools) == 499  # the first 500 usable ones, less the second of the two a_b
     assert all(VALID_NAME.match(name) for name in tools)
+    assert {"mcp__hostile__look_up_" + "x" * 42, "mcp__hostile__w_rter_z_hlen"} <= set(tools)
     assert not {"mcp__hostile__deep", "mcp__hostile__text_schema", "mcp__hostile__list_props"} & set(tools)
     wordy = tools["mcp__hostile__wordy"]["description"]
     assert wordy == "W" * 16_384 + "… [truncated]"  # where and how Claude Code cuts a description

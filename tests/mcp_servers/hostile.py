@@ -1,9 +1,9 @@
 """A test MCP server with a hostile tool list: thousands of tools, a description of a hundred
 thousand characters, an input schema nested 150 levels deep, schemas that are not JSON objects,
-two names that clean to the same one, and a property typed as a list of types. The SDK's server
-checks what it sends, so the schemas that are not JSON objects are put in as the answer leaves
-(`Sabotaged`). Every call answers `called <tool> with <arguments>`. Run as `python hostile.py`
-(stdio only)."""
+names too long or of letters no wire takes, two names that clean to the same one, and a property
+typed as a list of types. The SDK's server checks what it sends, so the schemas that are not JSON
+objects are put in as the answer leaves (`Sabotaged`). Every call answers `called <tool> with
+<arguments>`. Run as `python hostile.py` (stdio only)."""
 
 from __future__ import annotations
 
@@ -38,6 +38,8 @@ class Hostile(MCPServer):
             Tool(name="deep", description="Nested far too deep.", input_schema=_nested(150)),
             Tool(name="text_schema", description="Its schema is a string schema.", input_schema=OBJECT),
             Tool(name="list_props", description="Its properties are a list.", input_schema=OBJECT),
+            Tool(name="look_up_" + "x" * 120, description="A name longer than a wire takes.", input_schema=OBJECT),
+            Tool(name="wörter zählen", description="A name of letters no wire takes.", input_schema=OBJECT),
             Tool(name="a.b", description="The dotted one, listed first.", input_schema=OBJECT),
             Tool(name="a_b", description="The underscored one, listed second.", input_schema=OBJECT),
         ]
