@@ -139,7 +139,7 @@ class Connection:
         """Call the server's tool `name`; returns the SDK's CallToolResult. A server that went away
         is started again first. Raises ServerError (connection closed, no answer in time)."""
         with self._lock:
-            if self._session is None and self.status in ("failed", "closed", "connected"):
+            if self._session is None and self.status in ("failed", "connected"):  # not once closed: the run is ending
                 self._wait_stopped()
                 log.info("MCP server %s: starting it again", self.config.name)
                 self.status, self.error = "pending", ""
