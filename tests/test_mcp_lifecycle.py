@@ -107,56 +107,53 @@ def test_servers_start_in_parallel_and_none_is_left_after_the_run(agent, tmp_pat
     assert all(gone(pid) for pid in pids.values())
 
 
-@pytest.mark.parametrize("provider", PROVIDERS)
-@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
-def test_a_signal_during_a_call_leaves_no_server_process(tmp_path, provider, signum):
-    work, log, pid_file = tmp_path / "work", tmp_path / "requests.log", tmp_path / "server.pid"
-    model = ScriptedModel()
+def signalled(tmp_path: Path, provider: str, signum: int, config: str, replies: list, ready, *flags: str):
+    """Run the agent as a user would (against a scripted model answering `replies`, with `config`
+    as its --mcp-config), and send it `signum` once `ready()`. Returns its exit code, stdout,
+    stderr, the seconds from the signal to its exit, and the requests the model got. The server
+    (its pid in tmp_path / "server.pid") must be gone within 5 s of the exit."""
+    pid_file, model = tmp_path / "server.pid", ScriptedModel()
     process, pid = None, None
     try:
-        model.script(call("mcp__results__hang"), text("never sent"))
-        config = mcp_config(results=stdio("results.py", MCP_TEST_LOG=str(log), MCP_TEST_PID_FILE=str(pid_file)))
-        process = start(tmp_path, agent_env(tmp_path, provider, model), "-p", "Wait for it.", "--mcp-config", config,
-                        "--dangerously-skip-permissions")
-        assert wait_for(lambda: log.exists() and "tools/call hang" in log.read_text(), 60), finish(process, 1)
+        model.script(*replies)
+        process = start(tmp_path, agent_env(tmp_path, provider, model), "-p", "Go.", "--mcp-config", config, *flags)
+        assert wait_for(lambda: ready() and pid_file.exists() and pid_file.read_text(), 60), finish(process, 1)
         pid = int(pid_file.read_text())
         assert alive(pid)
+        sent = time.monotonic()
         process.send_signal(signum)
-        code, out, err = finish(process, timeout=20)
-        assert code == 128 + signum and out == "", err
-        assert err.strip().splitlines()[-1] == ("interrupted" if signum == signal.SIGINT else "terminated by SIGTERM")
+        code, out, err = finish(process, timeout=40)
+        waited = time.monotonic() - sent
         assert wait_for(lambda: not alive(pid), 5), "the MCP server outlived the agent"
-        assert work.is_dir() and len(model.requests) == 1
+        return code, out, err, waited, list(model.requests)
     finally:
         if process is not None and process.poll() is None:
             finish(process, timeout=0.1)
         if pid is not None and alive(pid):
             os.kill(pid, signal.SIGKILL)
         model.close()
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+def test_a_signal_during_a_call_leaves_no_server_process(tmp_path, provider, signum):
+    log = tmp_path / "requests.log"
+    config = mcp_config(results=stdio("results.py", MCP_TEST_LOG=str(log), MCP_TEST_PID_FILE=str(tmp_path / "server.pid")))
+    code, out, err, _, requests = signalled(tmp_path, provider, signum, config,
+                                            [call("mcp__results__hang"), text("never sent")],
+                                            lambda: log.exists() and "tools/call hang" in log.read_text(),
+                                            "--dangerously-skip-permissions")
+    assert code == 128 + signum and out == "", err
+    assert err.strip().splitlines()[-1] == ("interrupted" if signum == signal.SIGINT else "terminated by SIGTERM")
+    assert len(requests) == 1
 
 
 @pytest.mark.parametrize("provider", PROVIDERS)
 def test_sigterm_while_servers_start_ends_the_run_at_once_and_leaves_none(tmp_path, provider):
-    """Servers still starting (one never answers) do not hold the agent up once it is told to end."""
-    pid_file = tmp_path / "server.pid"
-    model = ScriptedModel()
-    process, pid = None, None
-    try:
-        model.script(text("never sent"))
-        config = mcp_config(slow=stdio("knowledge_base.py", MCP_TEST_SLEEP="120", MCP_TEST_PID_FILE=str(pid_file)))
-        process = start(tmp_path, agent_env(tmp_path, provider, model), "-p", "Start.", "--mcp-config", config)
-        assert wait_for(lambda: pid_file.exists() and pid_file.read_text(), 60), finish(process, 1)
-        pid = int(pid_file.read_text())
-        sent = time.monotonic()
-        process.send_signal(signal.SIGTERM)
-        code, out, err = finish(process, timeout=40)
-        assert time.monotonic() - sent < 10, "it waited for the server's start to time out"
-        assert (code, out, err.strip().splitlines()[-1]) == (143, "", "terminated by SIGTERM"), err
-        assert wait_for(lambda: not alive(pid), 5), "the MCP server outlived the agent"
-        assert model.requests == []
-    finally:
-        if process is not None and process.poll() is None:
-            finish(process, timeout=0.1)
-        if pid is not None and alive(pid):
-            os.kill(pid, signal.SIGKILL)
-        model.close()
+    """Servers still starting (this one never answers) do not hold the agent up once it is told to end."""
+    config = mcp_config(slow=stdio("knowledge_base.py", MCP_TEST_SLEEP="120", MCP_TEST_PID_FILE=str(tmp_path / "server.pid")))
+    code, out, err, waited, requests = signalled(tmp_path, provider, signal.SIGTERM, config, [text("never sent")],
+                                                 lambda: True)
+    assert waited < 10, "it waited for the server's start to time out"
+    assert (code, out, err.strip().splitlines()[-1]) == (143, "", "terminated by SIGTERM"), err
+    assert requests == []
