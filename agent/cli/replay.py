@@ -9,6 +9,8 @@ shapes requests is one more name in `SHAPING_OPTIONS`.
 from __future__ import annotations
 
 import argparse
+import json
+import logging
 import shlex
 from pathlib import Path
 from typing import Any, Mapping
@@ -16,7 +18,7 @@ from typing import Any, Mapping
 from agent import __version__
 from agent.errors import UsageError
 from agent.model.providers import KINDS, Provider, select_provider
-from agent.workspace import json_option
+from agent.workspace import json_option, load_json
 
 SHAPING_OPTIONS = (
     "max_turns", "agents", "permission_mode", "allowed_tools", "disallowed_tools", "dangerously_skip_permissions",
@@ -35,6 +37,7 @@ PROVIDER_PREFIXES = ("AGENT_", "OPENROUTER_", "ANTHROPIC_")
 # --replay-tools nothing runs and the recorded ones are followed.
 WIDENING_OPTIONS = ("permission_mode", "allowed_tools", "dangerously_skip_permissions", "settings", "add_dirs")
 NARROWING_MODES = ("default", "plan", "dontAsk")  # a recorded --permission-mode that grants nothing: it always applies
+log = logging.getLogger("agent")
 REPLAY_KEY = "replay-key"  # stands in for the key a replay does not need (never written anywhere)
 
 
@@ -108,6 +111,11 @@ def follow_setup(args: argparse.Namespace, parser: argparse.ArgumentParser, setu
                              f"a replay takes its options from the cassette (drop {flag})")
         if _widens(dest, wanted) and not grants and given == default:
             continue  # not the user's, and tools run for real: withheld
+        if dest == "agents" and not grants and given == default and (safe := without_commands(wanted)) != wanted:
+            log.warning(f"the cassette {path} gives its --agents hooks or MCP servers; this replay runs tools for "
+                        "real, so they do not run here. Vouch for the cassette (keep it in a workspace you trust) "
+                        "or use --replay-tools, which runs nothing")
+            wanted = safe
         setattr(args, dest, wanted)
     kept = {name: value for name, value in env.items()
             if name not in SHAPING_ENVIRONMENT and not name.startswith(PROVIDER_PREFIXES)}
@@ -126,6 +134,25 @@ def withheld_options(args: argparse.Namespace, parser: argparse.ArgumentParser, 
             values = wanted if isinstance(wanted, list) else [] if isinstance(wanted, bool) else [wanted]
             withheld.append(" ".join([flag] if not values else [f"{flag} {shlex.quote(_cut(v))}" for v in values]))
     return withheld
+
+
+COMMAND_FIELDS = ("hooks", "mcpServers")  # what an --agents entry can make run: commands of the cassette's author
+
+
+def without_commands(agents: Any) -> Any:
+    """A recorded --agents value (JSON text) less each agent's hooks and inline MCP servers: a
+    cassette someone else wrote must not run commands on a replay that runs tools for real. Any
+    other value is returned as it is (the replay refuses what it cannot read)."""
+    if not isinstance(agents, str):
+        return agents
+    try:
+        data = load_json(agents, "the recorded --agents")
+    except ValueError:
+        return agents
+    if not isinstance(data, dict) or not any(isinstance(v, dict) and set(v) & set(COMMAND_FIELDS) for v in data.values()):
+        return agents
+    return json.dumps({name: {k: v for k, v in entry.items() if k not in COMMAND_FIELDS} if isinstance(entry, dict)
+                       else entry for name, entry in data.items()}, ensure_ascii=False)
 
 
 def _widens(dest: str, value: Any) -> bool:
