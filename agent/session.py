@@ -12,6 +12,7 @@ from typing import Any
 from agent.skills.catalog import CATALOG_BUDGET_CHARS, Entry, fit, skill_entry
 from agent.skills.tool import skill_tool
 from agent.subagents.fork import run_forked_skill
+from agent.subagents.messaging import AgentRegistry, send_message_tool
 from agent.subagents.runner import DEFAULT_MAX_DEPTH
 from agent.subagents.tool import DEFAULT_MAX_CONCURRENT, agent_entry, agent_tool
 from agent.tools import builtin_tools
@@ -54,6 +55,7 @@ class Session:
     session_id: str = ""  # for --resume, the JSON result and the transcripts
     subagent_runs: list[dict[str, Any]] = field(default_factory=list)  # accounting, in start order
     running_subagents: int = 0
+    agent_registry: AgentRegistry = field(default_factory=AgentRegistry)  # subagents SendMessage can continue
     transcripts: Any = None  # agent.transcripts.Transcripts, or None with --no-session-persistence
     policy: Any = None  # agent.permissions.policy.Policy for the main conversation (subagents inherit it)
     permission_denials: list[dict[str, Any]] = field(default_factory=list)
@@ -96,6 +98,8 @@ class Session:
         agents = self.agents if agent_types is None else {n: a for n, a in self.agents.items() if n in agent_types}
         if depth < self.max_depth and agents:
             tools.append(agent_tool(agents, catalogs.agent_entries, catalogs.agent_lines, catalogs.shortened))
+            if depth == 0:  # the main conversation continues the agents it started
+                tools.append(send_message_tool())
         return tools + self.mcp_tools()
 
     def mcp_tools(self, servers: list[str] | None = None) -> list[Tool]:
@@ -130,8 +134,12 @@ class Session:
         with self.lock:
             self.permission_denials.append({"tool_name": tool_name, "tool_use_id": tool_use_id, "tool_input": tool_input})
 
-    def transcript(self, agent_type: str):
-        """A transcript for a new conversation of this run (None when not persisting)."""
+    def transcript(self, agent_type: str, agent_id: str | None = None, name: str | None = None,
+                   model: str | None = None):
+        """The transcript of the main conversation (`agent_type` main) or of subagent `agent_id`
+        (None when not persisting)."""
         if self.transcripts is None:
             return None
-        return self.transcripts.main() if agent_type == "main" else self.transcripts.subagent(agent_type)
+        if agent_type == "main":
+            return self.transcripts.main()
+        return self.transcripts.subagent(agent_type, agent_id or "", name, model)

@@ -8,6 +8,7 @@ Main conversation: `~/.claude/projects/<cwd-slug>/<session-id>.jsonl`; each suba
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import os
@@ -27,6 +28,14 @@ from agent.workspace import TRANSCRIPT_FILE_BYTES, append_text, load_json, read_
 log = logging.getLogger("agent")
 
 SESSION_ID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+AGENT_ID = re.compile(r"a[0-9a-f]{16}")
+DEFAULT_CLEANUP_DAYS = 30  # settings' cleanupPeriodDays
+
+
+def agent_id_for(call_id: str | None) -> str:
+    """A subagent's id, Claude Code's shape ("a" + 16 lowercase hex), derived from the id of the
+    tool call that started it, so a recording and its replay name the agent alike."""
+    return "a" + hashlib.sha256((call_id or "").encode("utf-8")).hexdigest()[:16]
 
 
 def project_slug(cwd: Path) -> str:
@@ -143,21 +152,46 @@ class Transcripts:
         """The main conversation's transcript."""
         return Transcript(self, self.folder / f"{self.session_id}.jsonl", agent_id=None, agent_type="main")
 
-    def subagent(self, agent_type: str) -> "Transcript":
-        """A new subagent's transcript, under the session's subagents folder."""
-        agent_id = "a" + uuid.uuid4().hex[:16]
-        path = self.folder / self.session_id / "subagents" / f"agent-{agent_id}.jsonl"
-        return Transcript(self, path, agent_id=agent_id, agent_type=agent_type)
+    def subagent(self, agent_type: str, agent_id: str, name: str | None = None, model: str | None = None) -> "Transcript":
+        """The transcript of subagent `agent_id`, under the session's subagents folder (a
+        continued agent's file grows); every line also says its `name` and `model`, so the
+        agent can be reached and continued after a restart."""
+        return Transcript(self, self.subagent_path(agent_id), agent_id=agent_id, agent_type=agent_type,
+                          extra={"agentName": name or agent_type, "model": model} if model else {})
+
+    def subagent_path(self, agent_id: str) -> Path:
+        """Where subagent `agent_id`'s transcript is."""
+        return self.folder / self.session_id / "subagents" / f"agent-{agent_id}.jsonl"
+
+    def subagents(self) -> list[dict[str, Any]]:
+        """The subagents this session's transcripts hold, oldest first: each one's agentId,
+        agentType, agentName and model as its first line says (files whose first line does not
+        say them are none; the files are untrusted)."""
+        folder = self.folder / self.session_id / "subagents"
+        try:
+            entries = [e for e in os.scandir(folder) if e.name.startswith("agent-") and e.name.endswith(".jsonl")
+                       and AGENT_ID.fullmatch(e.name[6:-6]) and e.is_file(follow_symlinks=False)]
+        except OSError:
+            return []
+        found = []
+        for entry in sorted(entries, key=lambda e: (e.stat().st_mtime, e.name))[:_MAX_AGENTS]:
+            first = _first_line(Path(entry.path))
+            fields = {key: first.get(key) for key in ("agentId", "agentType", "agentName", "model")}
+            if fields["agentId"] == entry.name[6:-6] and all(isinstance(v, str) and 0 < len(v) <= 256 for v in fields.values()):
+                found.append(fields)
+        return found
 
 
 class Transcript:
     """One conversation's JSONL file; `append` writes a message as one line."""
 
-    def __init__(self, owner: Transcripts, path: Path, agent_id: str | None, agent_type: str):
+    def __init__(self, owner: Transcripts, path: Path, agent_id: str | None, agent_type: str,
+                 extra: dict[str, Any] | None = None):
         self.owner = owner
         self.path = path
         self.agent_id = agent_id
         self.agent_type = agent_type
+        self.extra = extra or {}
 
     def append(self, message: dict[str, Any]) -> None:
         """Append one message of the conversation (never raises: a transcript must not end a run)."""
@@ -172,7 +206,7 @@ class Transcript:
             "timestamp": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         }
         if self.agent_id:
-            entry.update(agentId=self.agent_id, agentType=self.agent_type)
+            entry.update(agentId=self.agent_id, agentType=self.agent_type, **self.extra)
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             append_text(self.path, redact(json.dumps(entry, ensure_ascii=False)) + "\n")
@@ -180,3 +214,64 @@ class Transcript:
             if not self.owner._failed.is_set():
                 self.owner._failed.set()
                 self.owner.unwritten = f"the transcript {self.path} ({getattr(exc, 'strerror', None) or exc})"
+
+
+_MAX_AGENTS = 1000  # subagent transcripts of one session that are looked at
+_FIRST_LINE_BYTES = 64 * 1024
+
+
+def _first_line(path: Path) -> dict[str, Any]:
+    """The first line of a transcript as a JSON object ({} when it is none)."""
+    try:
+        with open(path, "rb") as handle:
+            line = handle.read(_FIRST_LINE_BYTES).split(b"\n", 1)[0]
+        entry = load_json(line.decode("utf-8", errors="replace"), "a transcript line")
+    except (OSError, ValueError):
+        return {}
+    return entry if isinstance(entry, dict) else {}
+
+
+def clean_up(home: Path, days: float, keep: str, now: float | None = None) -> int:
+    """Remove the transcripts (sessions' and their subagents') last written more than `days` ago,
+    in every project, as Claude Code's cleanupPeriodDays does, except session `keep`'s (the one
+    running); returns how many. Only regular `.jsonl` files are removed, no link is followed, and
+    a folder left empty goes too."""
+    cutoff = (time.time() if now is None else now) - days * 86400
+    removed = 0
+    root = Path(home) / ".claude" / "projects"
+    for project in _folders(root):
+        for entry in _scan(project):
+            if entry.name in (keep, f"{keep}.jsonl"):
+                continue
+            if entry.is_dir(follow_symlinks=False) and SESSION_ID.fullmatch(entry.name):
+                subagents = Path(entry.path) / "subagents"
+                removed += sum(_remove_old(e, cutoff) for e in _scan(subagents) if e.name.endswith(".jsonl"))
+                for folder in (subagents, Path(entry.path)):
+                    try:
+                        folder.rmdir()
+                    except OSError:  # not empty, or not there
+                        pass
+            elif entry.name.endswith(".jsonl"):
+                removed += _remove_old(entry, cutoff)
+    return removed
+
+
+def _folders(root: Path) -> list[Path]:
+    return [Path(e.path) for e in _scan(root) if e.is_dir(follow_symlinks=False)]
+
+
+def _scan(folder: Path) -> list[os.DirEntry]:
+    try:
+        return list(os.scandir(folder))[:100_000]
+    except OSError:
+        return []
+
+
+def _remove_old(entry: os.DirEntry, cutoff: float) -> bool:
+    try:
+        if entry.is_file(follow_symlinks=False) and entry.stat(follow_symlinks=False).st_mtime < cutoff:
+            os.unlink(entry.path)
+            return True
+    except OSError:
+        pass
+    return False

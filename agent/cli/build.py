@@ -140,6 +140,10 @@ def build_session(args: argparse.Namespace, environment: Environment, observer=N
     withheld = hasattr(args, "own_setting_sources") and not getattr(args, "cassette_grants", args.replay_tools)
     policy_sources = setting_sources(getattr(args, "own_setting_sources", None)) if withheld else sources
     session_id, transcripts, history = _sessions(args, home, cwd)
+    if transcripts is not None and not args.replay_tools:  # --replay-tools changes nothing on disk
+        from agent.cli.cleanup import remove_old_transcripts
+
+        remove_old_transcripts(cwd, home, policy_sources, args.settings, session_id)
     if recorded:
         provider = replay_provider(recorded.setup, recorded.base_url, args.replay)
     else:

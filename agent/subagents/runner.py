@@ -26,6 +26,7 @@ from agent.skills.render import render
 from agent.subagents.definitions import AgentDefinition, filter_tools
 from agent.tools.base import Tool, ToolError
 from agent.tools.execute import by_name
+from agent.transcripts import agent_id_for
 
 log = logging.getLogger("agent")
 
@@ -35,7 +36,7 @@ DEFAULT_MAX_DEPTH = 3  # CLAUDE_CODE_MAX_SUBAGENT_SPAWN_DEPTH; 1 disables nestin
 def subagent_spec(
     session, definition: AgentDefinition, parent: AgentSpec, label: str, models: list[str | None] = (),
     exclude_skill: str | None = None, granted: tuple[str, ...] = (), parent_tool_use_id: str | None = None,
-    own: Sequence[Tool] = (),
+    own: Sequence[Tool] = (), agent_id: str | None = None, agent_name: str | None = None,
 ) -> AgentSpec:
     """The AgentSpec for running `definition` one level below `parent`: its body as system prompt
     (plus any preloaded skills and the environment note), its filtered tools with its `own` MCP
@@ -73,7 +74,7 @@ def subagent_spec(
         model=model,
         max_turns=definition.max_turns or session.max_turns,
         depth=depth,
-        transcript=session.transcript(label),
+        transcript=session.transcript(label, agent_id or agent_id_for(parent_tool_use_id), agent_name, model),
         policy=policy,
         observer=parent.observer,
         parent_tool_use_id=parent_tool_use_id,
@@ -81,18 +82,23 @@ def subagent_spec(
     )
 
 
-def run_subagent(spec: AgentSpec, prompt: str, session, kind: str, description: str) -> Result:
-    """Run `spec` on a new conversation whose only message is `prompt` (no parent history), and
-    record its turns and usage for the run's accounting."""
+def run_subagent(spec: AgentSpec, prompt: str, session, kind: str, description: str,
+                 history: Sequence[dict[str, Any]] = (), background: bool = False) -> Result:
+    """Run `spec` on a new conversation whose only message is `prompt` (no parent history), or
+    continue its own earlier conversation `history` with `prompt`, and record its turns and usage
+    for the run's accounting."""
     if spec.depth > session.max_depth:
         raise ToolError(f"cannot start {spec.name}: subagents may nest at most {session.max_depth} levels deep")
     record: dict[str, Any] = {"type": kind, "description": description, "depth": spec.depth, "model": spec.model}
+    if background:  # the JSON result marks an agent that ran while its caller went on
+        record["background"] = True
     with session.lock:
         session.subagent_runs.append(record)
     log.info("subagent %s (depth %d, %s) starts", spec.name, spec.depth, spec.model)
     try:
         started = hooks.subagent_start(session, spec)  # what its SubagentStart hooks add comes first
-        result = run_loop(spec, [with_blocks(user_message(prompt, session.memory), list(started))], session)
+        first = user_message(prompt, None if history else session.memory)  # a continued one has its memory
+        result = run_loop(spec, [with_blocks(first, list(started))], session, list(history))
     except ProviderError as exc:
         record.update(subtype="error_during_execution", error=str(exc))
         log.info("subagent %s failed: %s", spec.name, exc)

@@ -9,13 +9,15 @@ from __future__ import annotations
 
 from typing import Any, Collection
 
-from agent.conversation import Stop
 from agent.errors import ProviderError
 from agent.skills.catalog import SHORTENED_NOTE, Entry, one_line, search
 from agent.subagents.definitions import AgentDefinition, filter_tools
+from agent.subagents.messaging import remember_run
+from agent.subagents.results import format_result
 from agent.subagents.runner import run_subagent, subagent_spec
 from agent.subagents.servers import agent_servers
 from agent.tools.base import Tool, ToolError, object_schema
+from agent.transcripts import agent_id_for
 
 DEFAULT_MAX_CONCURRENT = 20  # CLAUDE_CODE_MAX_CONCURRENT_SUBAGENTS
 DEFAULT_TYPE = "general-purpose"
@@ -26,17 +28,6 @@ INTRO = (
     "report. Write the prompt as a complete brief. Several Agent calls in one reply run at the same "
     "time. Available agent types:"
 )
-
-
-def _incomplete(result) -> str | None:
-    """Why a subagent's report is not a finished answer, or None when it is."""
-    if result.is_error:
-        return f"reached its turn limit ({result.turns} turns)"
-    return {
-        Stop.MAX_TOKENS: "was cut off at the output token limit",
-        Stop.REFUSAL: "refused to go on",
-        Stop.CONTEXT_EXCEEDED: "filled its model's context window",
-    }.get(result.stop_reason)
 
 
 def agent_entry(definition: AgentDefinition, offered: list[str], own: Collection[str] = ()) -> Entry:
@@ -95,12 +86,9 @@ def agent_tool(agents: dict[str, AgentDefinition], entries: dict[str, Entry], li
         finally:
             with session.lock:
                 session.running_subagents -= 1
-        report = result.text.strip()
-        why = _incomplete(result)
-        if why:
-            report = f"[partial result: the {kind} agent {why} before finishing]\n{report}"
-        usage = result.usage
-        return f"{report}\n\n<usage>turns: {result.turns}, input_tokens: {usage.input_tokens}, output_tokens: {usage.output_tokens}</usage>"
+        agent_id = agent_id_for(context.call_id)
+        resumable = remember_run(session, agent_id, kind, kind, spec.model, result.messages)
+        return format_result(kind, agent_id, result, resumable)
 
     properties = {
         "description": {"type": "string", "description": "A short (3-5 word) description of the task."},
