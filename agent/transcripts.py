@@ -174,7 +174,7 @@ class Transcripts:
         except OSError:
             return []
         found = []
-        for entry in sorted(entries, key=lambda e: (e.stat().st_mtime, e.name))[:_MAX_AGENTS]:
+        for entry in sorted(entries, key=lambda e: (_mtime(e), e.name))[:_MAX_AGENTS]:
             first = _first_line(Path(entry.path))
             fields = {key: first.get(key) for key in ("agentId", "agentType", "agentName", "model")}
             if fields["agentId"] == entry.name[6:-6] and all(isinstance(v, str) and 0 < len(v) <= 256 for v in fields.values()):
@@ -218,6 +218,13 @@ class Transcript:
 
 _MAX_AGENTS = 1000  # subagent transcripts of one session that are looked at
 _FIRST_LINE_BYTES = 64 * 1024
+
+
+def _mtime(entry: os.DirEntry) -> float:
+    try:
+        return entry.stat(follow_symlinks=False).st_mtime
+    except OSError:  # gone since it was listed
+        return 0.0
 
 
 def _first_line(path: Path) -> dict[str, Any]:
