@@ -74,8 +74,10 @@ def run_loop(agent: AgentSpec, messages: list[dict[str, Any]], session: Any,
     A reply with tool calls has them run, unless it was cut off at the output limit: then none
     runs (their arguments may be incomplete) and each gets an error result, so the model can try
     again in smaller pieces. A paused reply is sent back so the model goes on. A reply without
-    tool calls, or one that was refused or filled the context window, ends the run, unless a Stop
-    (SubagentStop) hook blocks the end of a finished one: its reason is sent, and the model goes on.
+    tool calls, or one that was refused or filled the context window, ends the run, unless the main
+    conversation has background agents not yet reported on (it waits for them, and their
+    notifications are sent) or a Stop (SubagentStop) hook blocks the end of a finished one: its
+    reason is sent, and the model goes on.
     A hook that answers `continue: false` ends the run once the tool results are in."""
     usage = Usage()
     schemas = [tool.schema() for tool in agent.tools.values()]
@@ -102,6 +104,9 @@ def run_loop(agent: AgentSpec, messages: list[dict[str, Any]], session: Any,
             if reply.tool_calls:  # answered, so the conversation can be continued
                 _record(agent, _append(messages, {"role": "user", "content": [
                     _not_run(call, _ENDED_BY[stop]) for call in reply.tool_calls]}))
+            elif stop == Stop.END and agent.depth == 0 and (notes := session.background.deliver(cancelled)):
+                _record(agent, _append(messages, notes))  # its background agents' reports: it goes on
+                continue
             elif stop == Stop.END and (feedback := stopping(session, agent, text, stop_hook_active)):
                 _record(agent, _append(messages, feedback))
                 stop_hook_active = True

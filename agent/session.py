@@ -11,6 +11,7 @@ from typing import Any
 
 from agent.skills.catalog import CATALOG_BUDGET_CHARS, Entry, fit, skill_entry
 from agent.skills.tool import skill_tool
+from agent.subagents.background import Background
 from agent.subagents.fork import run_forked_skill
 from agent.subagents.messaging import AgentRegistry, send_message_tool
 from agent.subagents.runner import DEFAULT_MAX_DEPTH
@@ -55,6 +56,7 @@ class Session:
     session_id: str = ""  # for --resume, the JSON result and the transcripts
     subagent_runs: list[dict[str, Any]] = field(default_factory=list)  # accounting, in start order
     running_subagents: int = 0
+    background: Background = field(default_factory=Background)  # the main conversation's background agents
     agent_registry: AgentRegistry = field(default_factory=AgentRegistry)  # subagents SendMessage can continue
     transcripts: Any = None  # agent.transcripts.Transcripts, or None with --no-session-persistence
     policy: Any = None  # agent.permissions.policy.Policy for the main conversation (subagents inherit it)

@@ -51,6 +51,7 @@ def run(args: argparse.Namespace, env: Mapping[str, str], stdin: IO | None = Non
     session.observer = ending.watching(session.observer)  # a replay checks which tools were called
     if stream is not None and hasattr(stream, "watch_hooks"):
         stream.watch_hooks(session)
+        stream.watch_tasks(session)
     try:
         session.client.limits.thinking(session.model)  # a thinking budget that leaves no room fails before any request
         # a recorded interactive session replays by sending its recorded turns again, in order

@@ -115,6 +115,17 @@ class StreamJson:
         if session.hooks is not None:
             session.hooks.listener = self.hook
 
+    def watch_tasks(self, session) -> None:
+        """Print the session's background agents' `task_started` and `task_notification` lines."""
+        self.session = session
+        session.background.listener = self.task
+
+    def task(self, kind: str, fields: dict[str, Any]) -> None:
+        """A background agent launched (`task_started`) or reported on (`task_notification`), in
+        Claude Code's fields (the Agent SDK's TaskStartedMessage and TaskNotificationMessage)."""
+        self._print({"type": "system", "subtype": kind, **fields, "uuid": str(uuid.uuid4()),
+                     "session_id": self.session.session_id})
+
     def hook(self, kind: str, fields: dict[str, Any]) -> None:
         """One hook event: `hook_started` and `hook_response` lines, SessionStart's always and every
         other event's with --include-hook-events (SessionEnd's never: the run's output is over);

@@ -19,7 +19,8 @@ from agent.permissions.rules import MCP_PREFIX
 from agent.permissions.trust import how_to_trust
 from agent.skills.cache import FrontmatterCache
 from agent.skills.frontmatter import (
-    FrontmatterError, field_text, first_line, parse_frontmatter, report_ignored, scalar_text, tool_list, word_list,
+    FrontmatterError, field_text, first_line, parse_bool, parse_frontmatter, report_ignored, scalar_text, tool_list,
+    word_list,
 )
 from agent.subagents.definitions import BUILTIN_AGENTS, AgentDefinition, tool_name
 from agent.subagents.servers import read_servers
@@ -30,12 +31,12 @@ log = logging.getLogger("agent")
 
 MAX_NAME_LENGTH = 256
 _FILE_FIELDS = frozenset({"name", "description", "tools", "disallowedTools", "model", "maxTurns", "skills", "hooks",
-                          "mcpServers"})
+                          "mcpServers", "background"})
 _CLI_FIELDS = _FILE_FIELDS - {"name"} | {"prompt"}
 # Claude Code's own agent fields that this agent does not implement (read, reported under --verbose)
 _UNSUPPORTED_FIELDS = frozenset({
     "permissionMode", "autoCompactWindow", "initialPrompt", "memory", "effort",
-    "background", "omitClaudeMd", "isolation",
+    "omitClaudeMd", "isolation",
 })
 
 
@@ -181,6 +182,7 @@ def _definition(name: str, description: str, prompt: str | None, fields: dict[st
         path=path,
         hooks=read_hooks(fields.get("hooks"), label) or None,
         mcp_servers=read_servers(fields.get("mcpServers"), label),
+        background=parse_bool(fields.get("background")) is True,
     )
 
 

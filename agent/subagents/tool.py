@@ -11,6 +11,7 @@ from typing import Any, Collection
 
 from agent.errors import ProviderError
 from agent.skills.catalog import SHORTENED_NOTE, Entry, one_line, search
+from agent.subagents.background import Task, in_background
 from agent.subagents.definitions import AgentDefinition, filter_tools
 from agent.subagents.messaging import remember_run
 from agent.subagents.results import format_result
@@ -76,18 +77,29 @@ def agent_tool(agents: dict[str, AgentDefinition], entries: dict[str, Entry], li
                     "this call now; do the work yourself or wait for the running agents to finish."
                 )
             session.running_subagents += 1
+        agent_id = agent_id_for(context.call_id)
+        background = in_background(arguments, definition, context.agent)
+
+        def delegate():
+            """Run the agent (its slot taken above, freed here): its Result and whether it can be continued."""
+            try:
+                with agent_servers(session, definition) as own:  # its inline MCP servers run as long as it does
+                    spec = subagent_spec(session, definition, context.agent, kind, [arguments.get("model")],
+                                         parent_tool_use_id=context.call_id, own=own)
+                    result = run_subagent(spec, arguments["prompt"], session, kind, arguments["description"],
+                                          background=background)
+            finally:
+                with session.lock:
+                    session.running_subagents -= 1
+            return result, remember_run(session, agent_id, kind, kind, spec.model, result.messages)
+
+        if background:  # returns at once; the report comes back as a notification (agent.subagents.background)
+            task = Task(agent_id, context.call_id, kind, arguments["description"], arguments["prompt"])
+            return session.background.launch(task, lambda: delegate()[0])
         try:
-            with agent_servers(session, definition) as own:  # its inline MCP servers run as long as it does
-                spec = subagent_spec(session, definition, context.agent, kind, [arguments.get("model")],
-                                     parent_tool_use_id=context.call_id, own=own)
-                result = run_subagent(spec, arguments["prompt"], session, kind, arguments["description"])
+            result, resumable = delegate()
         except ProviderError as exc:  # a failure inside the subagent is its caller's error result
             raise ToolError(f"the {kind} agent failed: {exc}") from None
-        finally:
-            with session.lock:
-                session.running_subagents -= 1
-        agent_id = agent_id_for(context.call_id)
-        resumable = remember_run(session, agent_id, kind, kind, spec.model, result.messages)
         return format_result(kind, agent_id, result, resumable)
 
     properties = {
@@ -95,6 +107,10 @@ def agent_tool(agents: dict[str, AgentDefinition], entries: dict[str, Entry], li
         "prompt": {"type": "string", "description": "The complete task for the agent."},
         "subagent_type": {"type": "string", "description": f"The agent type to use (default {DEFAULT_TYPE})."},
         "model": {"type": "string", "description": "Optional model: sonnet, opus, haiku or a full model id."},
+        "run_in_background": {"type": "boolean", "description": (
+            "Run the agent in the background (the default for the main conversation's calls): this call returns "
+            "at once and its report arrives later as a notification. false waits for the report as this call's "
+            "result. Agents started by subagents always run in the foreground.")},
     }
     if searchable:
         properties["search"] = {"type": "string", "description": "Words to look for in the agent types' full descriptions (instead of a task)."}

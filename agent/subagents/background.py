@@ -1,0 +1,151 @@
+"""Background subagents: an Agent call of the main conversation that returns at once while its agent
+runs on in a thread, and the `<task-notification>` that brings the agent's report back.
+
+As in Claude Code 2.1.332, the main conversation's agents run in the background unless the call
+says `run_in_background: false`, and a definition's `background: true` wins over that; agents
+started by subagents stay in the foreground. Reports are delivered only when the main
+conversation would otherwise end: it waits for every agent it launched, then gets one user
+message with their notifications in launch order. A recording and its replay therefore send the
+same requests whatever order the agents finished in.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from agent.errors import Interrupted, ProviderError
+from agent.tools.base import ToolError
+
+log = logging.getLogger("agent")
+
+LAUNCHED = (
+    "Async agent launched successfully. (This tool result is internal metadata \u2014 never quote or paste any "
+    "part of it, including the agentId below, into a user-facing reply.)\n"
+    "agentId: {id} (internal ID - do not mention to user. Use SendMessage with to: '{id}', summary: "
+    "'<5-10 word recap>' to continue this agent.)\n"
+    "The agent is working in the background. You will be notified automatically when it completes. Do not "
+    "do its work yourself meanwhile: go on with something else, or end your turn to wait for its report."
+)
+NOTICE = ("<system-reminder>\n[SYSTEM NOTIFICATION - NOT USER INPUT] A background agent you launched has "
+          "ended; this is its report, not a message from the user.\n")
+NOTE = "Tell the user what it found if that answers them, or go on with the task."
+WAIT_STEP_S = 0.1  # how often a wait for background agents looks for Ctrl-C
+
+
+def in_background(arguments: dict[str, Any], definition, parent) -> bool:
+    """Whether this Agent call runs its agent in the background: never below the main
+    conversation, always for a `background: true` definition, else unless the call says
+    `run_in_background: false`."""
+    if parent.depth > 0:
+        return False
+    return bool(getattr(definition, "background", False)) or arguments.get("run_in_background") is not False
+
+
+@dataclass
+class Task:
+    """One background agent: what started it, and how it ended once `done` is set."""
+
+    agent_id: str
+    call_id: str | None
+    kind: str
+    description: str
+    prompt: str
+    result: Any = None  # agent.loop.Result of a finished run
+    error: str | None = None  # why it failed
+    done: threading.Event = field(default_factory=threading.Event)
+    delivered: bool = False
+
+
+class Background:
+    """The session's background agents, in launch order. `listener(kind, fields)` (stream-json)
+    hears `task_started` at each launch and `task_notification` at each delivery."""
+
+    def __init__(self) -> None:
+        self.tasks: list[Task] = []
+        self.listener: Callable[[str, dict[str, Any]], None] | None = None
+        self._lock = threading.Lock()
+
+    def launch(self, task: Task, work: Callable[[], Any]) -> str:
+        """Start `work` (which runs the agent and returns its Result) in a thread for `task`; the
+        launch result the Agent call returns."""
+        with self._lock:
+            self.tasks.append(task)
+        self._tell("task_started", {"task_id": task.agent_id, "tool_use_id": task.call_id,
+                                    "description": task.description, "subagent_type": task.kind,
+                                    "is_backgrounded": True, "task_type": "local_agent", "prompt": task.prompt})
+        # not a daemon: a run that ends without waiting (its turn limit) still lets the agent finish
+        threading.Thread(target=_run, args=(task, work), name=f"agent-{task.agent_id}").start()
+        return LAUNCHED.format(id=task.agent_id)
+
+    def deliver(self, cancelled: threading.Event) -> dict[str, Any] | None:
+        """Wait for every background agent not yet reported on (Ctrl-C, `cancelled`, stops the
+        wait), then the user message carrying their notifications in launch order; None when
+        there are none."""
+        with self._lock:
+            pending = [task for task in self.tasks if not task.delivered]
+        if not pending:
+            return None
+        for task in pending:
+            while not task.done.wait(WAIT_STEP_S):
+                if cancelled.is_set():
+                    raise Interrupted("interrupted")
+        blocks = []
+        for task in pending:
+            task.delivered = True
+            status, summary = _ending(task)
+            self._tell("task_notification", {"task_id": task.agent_id, "status": status, "output_file": "",
+                                             "summary": summary})
+            blocks.append({"type": "text", "text": notification(task)})
+        return {"role": "user", "content": blocks}
+
+    def _tell(self, kind: str, fields: dict[str, Any]) -> None:
+        if self.listener is not None:
+            self.listener(kind, fields)
+
+
+def _run(task: Task, work: Callable[[], Any]) -> None:
+    try:
+        task.result = work()
+    except (ProviderError, ToolError) as error:  # inside the agent: its notification says so
+        task.error = str(error)
+    except Interrupted:
+        task.error = "interrupted"
+    except Exception as error:  # a thread's exception would otherwise vanish and the wait go on forever
+        log.exception("background agent %s failed", task.agent_id)
+        task.error = f"internal error: {error}"
+    finally:
+        task.done.set()
+
+
+def _ending(task: Task) -> tuple[str, str]:
+    if task.error is not None:
+        return "failed", f'Agent "{task.description}" failed: {task.error}'
+    return "completed", f'Agent "{task.description}" finished'
+
+
+def notification(task: Task) -> str:
+    """Claude Code's `<task-notification>` for a finished `task` (without the output file and the
+    duration: we write no output file, and a clock would make requests differ between runs)."""
+    status, summary = _ending(task)
+    parts = [NOTICE, f"<task-notification><task-id>{task.agent_id}</task-id><tool-use-id>{task.call_id or ''}"
+             f"</tool-use-id>\n<status>{status}</status><summary>{_escape(summary)}</summary><note>{NOTE}</note>\n"]
+    if task.result is not None:
+        result = task.result
+        uses = sum(1 for message in result.messages if message.get("role") == "assistant"
+                   for block in message.get("content") or () if isinstance(block, dict) and block.get("type") == "tool_use")
+        tokens = result.usage.input_tokens + result.usage.output_tokens
+        parts.append(f"<result>{_escape(result.text.strip())}</result>\n<usage><subagent_tokens>{tokens}"
+                     f"</subagent_tokens><tool_uses>{uses}</tool_uses></usage>\n")
+    else:
+        parts.append(f"<result>{_escape(task.error or '')}</result>\n")
+    parts.append("</task-notification></system-reminder>")
+    return "".join(parts)
+
+
+def _escape(text: str) -> str:
+    """Text inside the notification's tags, `<` and `>` escaped as Claude Code does (so a report
+    cannot close the notification early)."""
+    return text.replace("<", "&lt;").replace(">", "&gt;")
