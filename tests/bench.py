@@ -180,7 +180,7 @@ def overheads() -> int:
         parallel = bench.workspace("parallel")
         walls = []
         for _ in range(max(3, RUNS // 2)):
-            bench.model.script(calls(*[Call("Agent", {"description": f"part {i}", "prompt": f"Part {i} of the job."}) for i in range(4)]))
+            bench.model.script(calls(*[Call("Agent", {"description": f"part {i}", "prompt": f"Part {i} of the job.", "run_in_background": False}) for i in range(4)]))
             for i in range(4):
                 bench.model.route(f"Part {i} of the job.", text(f"part {i} done", delay_s=1.0))
             bench.model.script(text("all parts done"))

@@ -29,7 +29,7 @@ def test_show_prints_the_session_for_a_person_and_as_json(agent, tmp_path):
     agent.write("notes.txt", NOTES)
     agent.script(
         call("Read", "Reading it first.", file_path="notes.txt"),
-        call("Agent", description="Count lines", prompt="Count the lines of notes.txt.", subagent_type="Explore"),
+        call("Agent", description="Count lines", prompt="Count the lines of notes.txt.", subagent_type="Explore", run_in_background=False),
         call("Bash", command="wc -l notes.txt"),  # the subagent
         text("notes.txt has 8 lines."),
         text("notes.txt has 8 lines, each with twelve words."),

@@ -202,7 +202,7 @@ def test_diff_under_match_content_hides_a_change_of_our_instructions(agent, caps
 def test_diff_pairs_requests_by_position_within_each_agent(agent, capsys, tmp_path):
     agent.write("notes.txt", "one\ntwo\n")
     agent.script(
-        call("Agent", description="Count lines", prompt="Count the lines of notes.txt.", subagent_type="Explore"),
+        call("Agent", description="Count lines", prompt="Count the lines of notes.txt.", subagent_type="Explore", run_in_background=False),
         call("Bash", command="wc -l notes.txt"),  # the subagent
         text("notes.txt has 2 lines."),
         text("It has 2 lines."),

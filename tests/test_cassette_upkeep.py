@@ -76,7 +76,7 @@ def test_update_rewrites_only_the_requests_a_skill_edit_changed_and_check_is_gre
 
 def test_a_conversation_that_no_longer_fits_needs_a_re_recording_and_is_left_as_it_was(agent, tmp_path, cassette_command):
     definition = agent.agent_file("reviewer.md", "reviewer", "Reviews a change.", "You review changes. Be brief.")
-    agent.script(call("Agent", description="Review", prompt="Review the last change.", subagent_type="reviewer"),
+    agent.script(call("Agent", description="Review", prompt="Review the last change.", subagent_type="reviewer", run_in_background=False),
                  text("Looks fine."), text("The reviewer says it looks fine."))
     if agent.recording:
         assert agent.run("Ask the reviewer agent to review the last change").exit_code == 0

@@ -91,7 +91,7 @@ def test_claude_md_at_every_level_reaches_main_and_subagents(agent, tmp_path):
     write(agent.workspace / "CLAUDE.local.md", "My local rule.\n")
     write(tmp_path / "secrets.txt", "TOP SECRET")
     agent.agent_file("helper.md", "helper", "Helps.", "You help.")
-    agent.script(call("Agent", description="help", prompt="Help now.", subagent_type="helper"),
+    agent.script(call("Agent", description="help", prompt="Help now.", subagent_type="helper", run_in_background=False),
                  echo_user, lambda request: text("done"))
     run = agent.run("Hello.")
     main, sub = run.payloads[0], run.payloads[1]
@@ -223,7 +223,7 @@ def test_stream_json_prints_each_message_as_it_happens(agent):
 
 
 def test_stream_json_marks_a_subagents_messages_with_its_call(agent):
-    agent.script(call("Agent", description="look", prompt="Look around.", subagent_type="Explore"),
+    agent.script(call("Agent", description="look", prompt="Look around.", subagent_type="Explore", run_in_background=False),
                  text("Nothing here."), text("Done."))
     run = agent.run("Look around.", "--output-format", "stream-json", "--verbose")
     lines = [json.loads(line) for line in run.stdout.splitlines()]

@@ -71,7 +71,7 @@ def test_reviewer_agent_reviews_in_its_own_context(agent):
     shutil.copytree(DEMO_WORKSPACE, agent.workspace, dirs_exist_ok=True)
     agent.settings({})  # no bypass: the workspace's own .claude/settings.json must be enough
     agent.script(
-        call("Agent", description="Review stats.py", prompt="Review stats.py for bugs and report them.", subagent_type="reviewer"),
+        call("Agent", description="Review stats.py", prompt="Review stats.py for bugs and report them.", subagent_type="reviewer", run_in_background=False),
         call("Read", file_path="stats.py"),
         text(
             "- stats.py:11: `average` divides by `len(numbers) - 1`; the mean needs `len(numbers)`.\n"

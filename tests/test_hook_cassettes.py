@@ -37,7 +37,7 @@ def recorded_with_a_subagent(agent):
                            "SubagentStart": command_hook(SUBAGENT_CONTEXT), "SubagentStop": command_hook(LOGGER),
                            "Stop": command_hook(LOGGER)})
     agent.script(call("Bash", command="rm -f keep.txt"),
-                 call("Agent", description="Read it", prompt="Read keep.txt and report.", subagent_type="general-purpose"),
+                 call("Agent", description="Read it", prompt="Read keep.txt and report.", subagent_type="general-purpose", run_in_background=False),
                  text("Done."))
     agent.route("Read keep.txt and report.", call("Read", file_path="keep.txt"), text("keep.txt says precious."))
     run = agent.run("Clean up, then have keep.txt read.")

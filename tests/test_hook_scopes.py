@@ -48,7 +48,7 @@ def test_settings_hooks_see_a_subagents_calls_with_its_id_and_type(agent):
     agent.agent_file("helper.md", "helper", "Helps.", HELPER, "tools: Bash", user=True)
     hooks_settings(agent, {"PreToolUse": command_hook(LOG.format(name="pre"), "Bash")})
     agent.script(call("Bash", command="echo main"),
-                 call("Agent", description="help", prompt="Do the help task", subagent_type="helper"),
+                 call("Agent", description="help", prompt="Do the help task", subagent_type="helper", run_in_background=False),
                  *bash_then_report("echo inside"), handed_back)
     run = agent.run("Help me.")
     assert run.exit_code == 0 and "sub saw: exit code: 0\ninside" in run.stdout
@@ -68,7 +68,7 @@ def test_subagent_start_and_stop_match_on_the_agents_name(agent):
         "SubagentStart": command_hook(f"echo '{context}'", "helper") + command_hook(LOG.format(name="other"), "other-agent"),
         "SubagentStop": command_hook(stop_once, "helper"),
     })
-    agent.script(call("Agent", description="help", prompt="Do the help task", subagent_type="helper"),
+    agent.script(call("Agent", description="help", prompt="Do the help task", subagent_type="helper", run_in_background=False),
                  text("helper report"), text("helper report, checked"), handed_back)
     run = agent.run("Help me.")
     assert run.exit_code == 0 and "helper report, checked" in run.stdout
@@ -102,7 +102,7 @@ def test_a_user_agents_frontmatter_hooks_run_only_while_it_runs(agent):
     agent.agent_file("helper.md", "helper", "Helps.", HELPER, "tools: Bash\n" + frontmatter_hooks({
         "PreToolUse": [("Bash", LOG.format(name="scoped"))], "Stop": [("", LOG.format(name="stop"))]}), user=True)
     agent.script(call("Bash", command="echo before"),
-                 call("Agent", description="help", prompt="Do the help task", subagent_type="helper"),
+                 call("Agent", description="help", prompt="Do the help task", subagent_type="helper", run_in_background=False),
                  call("Bash", command="echo inside"), text("helper report"),
                  call("Bash", command="echo after"), text("all done"))
     run = agent.run("Help me.")
@@ -119,7 +119,7 @@ def test_a_frontmatter_guard_blocks_only_the_agents_bash_and_in_settings_every_a
     guard = "echo no >&2; exit 2"
     agent.agent_file("writer.md", "writer", "Writes files.", "You are the writer.",
                      "tools: Bash\n" + frontmatter_hooks({"PreToolUse": [("Bash", guard)]}), user=True)
-    agent.script(call("Agent", description="write", prompt="Write the marker", subagent_type="writer"),
+    agent.script(call("Agent", description="write", prompt="Write the marker", subagent_type="writer", run_in_background=False),
                  *bash_then_report("touch marker.txt"), handed_back)
     run = agent.run("Write it.")
     assert run.exit_code == 0 and f"PreToolUse:Bash hook error: [{guard}]: no" in run.stdout
@@ -129,7 +129,7 @@ def test_a_frontmatter_guard_blocks_only_the_agents_bash_and_in_settings_every_a
     hooks_settings(agent, {"PreToolUse": command_hook(LOG.format(name="guard") + "; " + guard, "Bash"),
                            "SubagentStop": command_hook(LOG.format(name="stopped"))})
     agent.script(call("Bash", command="touch main-marker.txt"),
-                 call("Agent", description="write", prompt="Write the marker", subagent_type="writer"),
+                 call("Agent", description="write", prompt="Write the marker", subagent_type="writer", run_in_background=False),
                  *bash_then_report("touch marker.txt"), handed_back)
     run = agent.run("Write it.")
     assert run.exit_code == 0 and "PreToolUse:Bash hook error: [" in run.stdout
@@ -145,7 +145,7 @@ def test_hooks_given_on_the_command_line_run(agent):
     agents = json.dumps({"runner": {"description": "Runs commands.", "prompt": "You are the runner.", "tools": ["Bash"],
                                     "hooks": {"PostToolUse": command_hook(LOG.format(name="runner"), "Bash")}}})
     agent.script(call("Bash", command="echo main"),
-                 call("Agent", description="run", prompt="Run it", subagent_type="runner"),
+                 call("Agent", description="run", prompt="Run it", subagent_type="runner", run_in_background=False),
                  call("Bash", command="echo inside"), text("ran"), text("done"))
     run = agent.run("Run.", "--settings", settings, "--agents", agents)
     assert run.exit_code == 0 and run.stdout.strip() == "done"
@@ -175,7 +175,7 @@ hooks:
 
 def test_frontmatter_hooks_as_people_write_them_with_a_timeout(agent):
     agent.agent_file("guarded.md", "guarded", "Guarded.", "You are guarded.", GUARDED, user=True)
-    agent.script(call("Agent", description="go", prompt="Go on", subagent_type="guarded"),
+    agent.script(call("Agent", description="go", prompt="Go on", subagent_type="guarded", run_in_background=False),
                  call("Write", file_path="out.txt", content="written"), call("Bash", command="echo ran"),
                  text("went"), text("done"))
     run = agent.run("Go.")
@@ -191,8 +191,8 @@ def test_a_malformed_hooks_field_is_one_warning_and_the_agent_still_runs(agent):
     agent.agent_file("loose.md", "loose", "Loose.", "You are loose.", "hooks: echo hi", user=True)
     agent.agent_file("listed.md", "listed", "Listed.", "You are listed.",
                      "hooks:\n  PreToolUse:\n    matcher: Bash\n    command: echo hi", user=True)
-    agent.script(call("Agent", description="go", prompt="Go loose", subagent_type="loose"), text("loose ran"),
-                 call("Agent", description="go", prompt="Go listed", subagent_type="listed"), text("listed ran"),
+    agent.script(call("Agent", description="go", prompt="Go loose", subagent_type="loose", run_in_background=False), text("loose ran"),
+                 call("Agent", description="go", prompt="Go listed", subagent_type="listed", run_in_background=False), text("listed ran"),
                  text("done"))
     run = agent.run("Go.")
     assert run.exit_code == 0 and run.stdout.strip() == "done"
@@ -208,7 +208,7 @@ def test_a_skill_loaded_by_a_subagent_stops_with_the_subagent(agent):
     agent.skill("wrap-up", "Use this skill to finish cleanly.", "Finish cleanly.", user=True,
                 extra=frontmatter_hooks({"Stop": [("", LOG.format(name="stop"))]}))
     agent.agent_file("helper.md", "helper", "Helps.", HELPER, "tools: Skill", user=True)
-    agent.script(call("Agent", description="help", prompt="Do the help task", subagent_type="helper"),
+    agent.script(call("Agent", description="help", prompt="Do the help task", subagent_type="helper", run_in_background=False),
                  call("Skill", skill="wrap-up"), text("helper report"), text("done"))
     run = agent.run("Help me.")
     assert run.exit_code == 0 and run.stdout.strip() == "done"

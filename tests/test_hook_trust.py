@@ -19,7 +19,7 @@ def test_a_project_agents_hooks_run_only_in_a_trusted_workspace(agent):
     agent.agent_file("checker.md", "checker", "Checks.", "You are the checker.",
                      "tools: Bash\n" + frontmatter_hooks({"PreToolUse": [("Bash", LOG.format(name="checked"))]}))
     for _ in range(2):
-        agent.script(call("Agent", description="check", prompt="Check it", subagent_type="checker"),
+        agent.script(call("Agent", description="check", prompt="Check it", subagent_type="checker", run_in_background=False),
                      call("Bash", command="echo checking"), text("checked"), text("done"))
     untrusted = agent.run("Check.")
     assert untrusted.exit_code == 0 and logged(agent, "checked") == []
@@ -93,7 +93,7 @@ def test_disable_all_hooks_turns_every_hook_off_but_a_repository_cannot_turn_off
     agent.settings({"disableAllHooks": True}, where="project")
     for _ in range(2):
         agent.script(call("Bash", command="echo main"),
-                     call("Agent", description="help", prompt="Do the help task", subagent_type="helper"),
+                     call("Agent", description="help", prompt="Do the help task", subagent_type="helper", run_in_background=False),
                      call("Bash", command="echo inside"), text("helped"), text("done"))
     untrusted = agent.run("Help me.")
     assert untrusted.exit_code == 0 and len(logged(agent, "user")) == 2 and len(logged(agent, "scoped")) == 1

@@ -39,11 +39,11 @@ def test_a_session_report_shows_the_conversation_with_parallel_and_nested_subage
     agent.write("notes.txt", HOSTILE + "".join(f"line {n}\n" for n in range(2, 30)))
     agent.script(
         call("Read", "Reading it first.", file_path="notes.txt"),
-        calls(Call("Agent", {"description": "left", "prompt": "Left task.", "subagent_type": "general-purpose"}),
-              Call("Agent", {"description": "right", "prompt": "Right task.", "subagent_type": "general-purpose"})),
+        calls(Call("Agent", {"description": "left", "prompt": "Left task.", "subagent_type": "general-purpose", "run_in_background": False}),
+              Call("Agent", {"description": "right", "prompt": "Right task.", "subagent_type": "general-purpose", "run_in_background": False})),
         text("Both done: left and right."),
     )
-    agent.route("Left task.", call("Agent", description="deeper", prompt="Deep task.", subagent_type="Explore"),
+    agent.route("Left task.", call("Agent", description="deeper", prompt="Deep task.", subagent_type="Explore", run_in_background=False),
                 text("left done after the deep one"))
     agent.route("Deep task.", text("deep found"))
     agent.route("Right task.", call("Read", file_path="notes.txt"), text("right done"))

@@ -91,8 +91,8 @@ def test_subagents_in_the_middle_and_in_parallel_have_their_own_deltas(agent):
     agent.write("b.txt", "1\n2\n3\n")
     agent.script(
         call("Read", file_path="a.txt"),
-        calls(Call("Agent", {"description": "Count a", "prompt": "Count the lines of a.txt.", "subagent_type": "counter"}),
-              Call("Agent", {"description": "Count b", "prompt": "Count the lines of b.txt.", "subagent_type": "counter"})),
+        calls(Call("Agent", {"description": "Count a", "prompt": "Count the lines of a.txt.", "subagent_type": "counter", "run_in_background": False}),
+              Call("Agent", {"description": "Count b", "prompt": "Count the lines of b.txt.", "subagent_type": "counter", "run_in_background": False})),
     )
     agent.route("Count the lines of a.txt.", call("Read", file_path="a.txt"), text("2"))
     agent.route("Count the lines of b.txt.", call("Read", file_path="b.txt"), text("3"))

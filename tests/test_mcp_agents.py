@@ -99,7 +99,7 @@ def test_an_inline_server_runs_for_its_agent_alone_and_stops_when_it_ends(agent,
     log = tmp_path / "inline.log"
     agent.agent_file("helper.md", "helper", "Looks codes up.", "HELPER BODY",
                      "tools: Bash\n" + inline("inl", KB_CALL_LOG=str(log), MCP_TEST_PID_FILE="inl.pid"), user=True)
-    agent.script(call("Agent", description="look up", prompt="Look alpha up.", subagent_type="helper"),
+    agent.script(call("Agent", description="look up", prompt="Look alpha up.", subagent_type="helper", run_in_background=False),
                  calls(Call("mcp__inl__lookup", {"name": "alpha"}), Call("Bash", {"command": ALIVE})),
                  lambda request: text(results(request)),
                  call("Bash", command=ALIVE), lambda request: text(results(request)))
@@ -127,7 +127,7 @@ def test_a_named_server_is_offered_whatever_tools_says_and_the_lists_filter_the_
     }
     for name, extra in kinds.items():
         agent.agent_file(f"{name}.md", name, f"The {name} agent.", f"{name.upper()} BODY", extra, user=True)
-    agent.script(calls(*[Call("Agent", {"description": name, "prompt": f"{name} task.", "subagent_type": name})
+    agent.script(calls(*[Call("Agent", {"description": name, "prompt": f"{name} task.", "subagent_type": name, "run_in_background": False})
                          for name in kinds]))
     for name in kinds:
         agent.route(f"{name} task.", text(f"{name} done"))
@@ -149,7 +149,7 @@ def test_disallowed_tools_remove_a_server_for_every_agent(agent, tmp_path):
     log = tmp_path / "inline.log"
     servers = "mcpServers:\n  - kb\n  - " + json.dumps({"inl": stdio("knowledge_base.py", KB_CALL_LOG=str(log))})
     agent.agent_file("helper.md", "helper", "Looks codes up.", "HELPER BODY", "tools: Read\n" + servers, user=True)
-    agent.script(call("Agent", description="look up", prompt="Look alpha up.", subagent_type="helper"),
+    agent.script(call("Agent", description="look up", prompt="Look alpha up.", subagent_type="helper", run_in_background=False),
                  text("looked"), text("done"))
     run = agent.run("Use the helper.", "--mcp-config", mcp_config(kb=stdio("knowledge_base.py")),
                     "--disallowedTools", "mcp__kb mcp__inl__add")
@@ -162,7 +162,7 @@ def test_a_project_agents_inline_server_starts_only_in_a_trusted_workspace(agent
     log = tmp_path / "inline.log"
     agent.agent_file("helper.md", "helper", "Looks codes up.", "HELPER BODY", "tools: Read\n" + inline("inl", KB_CALL_LOG=str(log)))
     for _ in range(2):
-        agent.script(call("Agent", description="look up", prompt="Look alpha up.", subagent_type="helper"),
+        agent.script(call("Agent", description="look up", prompt="Look alpha up.", subagent_type="helper", run_in_background=False),
                      calls(Call("mcp__inl__lookup", {"name": "alpha"})), lambda request: text(results(request)),
                      lambda request: text(results(request).split("\n\n<usage>")[0]))
     untrusted = agent.run("Use the helper.")
@@ -186,8 +186,8 @@ def test_strict_mcp_config_starts_only_the_inline_servers_of_agents_json(agent, 
     cli = json.dumps({"giver": {"description": "From the flag.", "prompt": "GIVER BODY", "tools": ["Read"],
                                 "mcpServers": [{"given": {"command": "${KB_PYTHON}", "args": ["${KB_SERVER}"],
                                                           "env": {"KB_CALL_LOG": "given.log"}}}]}})
-    agent.script(calls(Call("Agent", {"description": "f", "prompt": "filer task.", "subagent_type": "filer"}),
-                       Call("Agent", {"description": "g", "prompt": "giver task.", "subagent_type": "giver"})))
+    agent.script(calls(Call("Agent", {"description": "f", "prompt": "filer task.", "subagent_type": "filer", "run_in_background": False}),
+                       Call("Agent", {"description": "g", "prompt": "giver task.", "subagent_type": "giver", "run_in_background": False})))
     agent.route("filer task.", text("filer done"))
     agent.route("giver task.", call("mcp__given__add", a=2, b=3), lambda request: text(results(request)))
     agent.script(text("both done"))

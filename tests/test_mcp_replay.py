@@ -218,7 +218,7 @@ def test_an_agents_inline_server_is_recorded_for_it_and_replays_without_starting
     entry = json.loads(kb_config(log))["mcpServers"]["kb"]
     agent.agent_file("looker.md", "looker", "Looks codes up.", "You look codes up.", user=True,
                      extra="mcpServers:\n  - inl: " + json.dumps(entry))
-    agent.script(calls(Call("Agent", {"description": "look up", "prompt": "Look up alpha.", "subagent_type": "looker"})),
+    agent.script(calls(Call("Agent", {"description": "look up", "prompt": "Look up alpha.", "subagent_type": "looker", "run_in_background": False})),
                  echo_results)
     agent.route("Look up alpha.", calls(Call("mcp__inl__lookup", {"name": "alpha"})), echo_results)
     run = agent.run("Ask the looker for alpha's code.")

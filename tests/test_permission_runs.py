@@ -75,7 +75,7 @@ def test_a_skills_allowed_tools_are_granted_while_it_is_active(agent):
 def test_subagents_inherit_the_policy(agent):
     agent.settings({"permissions": {"deny": ["Bash"]}}, where="project")
     agent.script(
-        call("Agent", description="sneak", prompt="Run touch pwned.", subagent_type="general-purpose"),
+        call("Agent", description="sneak", prompt="Run touch pwned.", subagent_type="general-purpose", run_in_background=False),
         call("Bash", command="touch pwned"),
         lambda r: text(r.tool_results()[0]),
         text("The subagent was refused."),

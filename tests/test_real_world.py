@@ -78,7 +78,7 @@ def test_quoted_arguments_are_one_argument_each(agent):
 def test_a_subagent_whose_provider_fails_is_an_error_result_and_the_run_goes_on(agent):
     agent.agent_file("picky.md", "picky", "Uses a model the provider does not have.", "You are picky.",
                      extra="model: claude-imaginary-9")
-    agent.script(call("Agent", description="check", prompt="Check the build.", subagent_type="picky"),
+    agent.script(call("Agent", description="check", prompt="Check the build.", subagent_type="picky", run_in_background=False),
                  echo_first_user_text)
     agent.allow_any_model()
     agent.route("Check the build.", fail(400, "model claude-imaginary-9 does not exist"))

@@ -99,7 +99,7 @@ def test_a_subagent_model_without_room_to_think_runs_without_thinking(agent, mon
     agent.allow_any_model()
     small = {"openrouter": "anthropic/claude-3-haiku", "anthropic": "claude-3-haiku-20240307"}[agent.provider]
     agent.agent_file("quick.md", "quick", "Answers quickly.", "QUICK BODY", f"model: {small}")
-    agent.script(call("Agent", description="ask", prompt="Say ok.", subagent_type="quick"), text("ok"), text("It said ok."))
+    agent.script(call("Agent", description="ask", prompt="Say ok.", subagent_type="quick", run_in_background=False), text("ok"), text("It said ok."))
     run = agent.run("Ask the quick agent.")
     assert (run.exit_code, run.stdout) == (0, "It said ok.\n"), run.stderr
     assert run.stderr.count("runs without extended thinking") == 1

@@ -60,7 +60,7 @@ def test_commands_never_see_the_provider_keys(agent, monkeypatch):
 
 def test_every_turn_is_appended_to_transcripts_main_and_subagent(agent):
     agent.script(
-        call("Agent", description="look", prompt="List the files.", subagent_type="Explore"),
+        call("Agent", description="look", prompt="List the files.", subagent_type="Explore", run_in_background=False),
         call("Glob", pattern="*"),
         text("nothing here"),
         text("The folder is empty."),
@@ -95,7 +95,7 @@ def test_repeated_identical_calls_get_a_warning_and_max_turns_stops_them(agent):
 def test_subagent_tool_limits_are_enforced_at_execution(agent):
     agent.agent_file("reader.md", "reader", "Reads.", "READER BODY", "tools: Read")
     agent.script(
-        call("Agent", description="r", prompt="Delete everything.", subagent_type="reader"),
+        call("Agent", description="r", prompt="Delete everything.", subagent_type="reader", run_in_background=False),
         call("Bash", command="touch pwned"),
         lambda request: text(request.tool_results()[0]),
         lambda request: text(request.tool_results()[0].split("\n\n<usage>")[0]),
@@ -181,8 +181,8 @@ def test_recording_again_replaces_the_cassette_whole(tmp_path, monkeypatch):
 
 
 def test_ctrl_c_stops_parallel_subagents_without_waiting_for_them(tmp_path):
-    both = calls(Call("Agent", {"description": "one", "prompt": "Slow one.", "subagent_type": "general-purpose"}),
-                 Call("Agent", {"description": "two", "prompt": "Slow two.", "subagent_type": "general-purpose"}))
+    both = calls(Call("Agent", {"description": "one", "prompt": "Slow one.", "subagent_type": "general-purpose", "run_in_background": False}),
+                 Call("Agent", {"description": "two", "prompt": "Slow two.", "subagent_type": "general-purpose", "run_in_background": False}))
     slow = text("late", delay_s=60)
     run = interrupt(tmp_path, ["-p", "Ask both."], [both], after_requests=3,
                     routes={"Slow one.": slow, "Slow two.": slow})

@@ -78,7 +78,7 @@ def test_a_replay_ignores_a_hostile_environment_and_needs_no_key(agent, monkeypa
     monkeypatch.setenv("CLAUDE_CODE_SUBAGENT_MODEL", "sonnet")  # shapes the subagent's requests
     agent.skill("release-notes", "Use this skill to write release notes.", "List the changes.")
     agent.script(
-        call("Agent", description="Look around", prompt="List the files.", subagent_type="Explore"),
+        call("Agent", description="Look around", prompt="List the files.", subagent_type="Explore", run_in_background=False),
         text("There are no files."),  # the subagent, on sonnet
         text("The folder is empty."),
     )
@@ -268,7 +268,7 @@ def test_a_failed_request_is_traced_with_its_status_and_error_body(agent, monkey
 
 def test_each_trace_line_names_its_request_and_agent(agent, tmp_path):
     agent.script(
-        call("Agent", description="Look around", prompt="List the files.", subagent_type="Explore"),
+        call("Agent", description="Look around", prompt="List the files.", subagent_type="Explore", run_in_background=False),
         call("Glob", pattern="*"),
         text("Nothing here."),
         text("The folder is empty."),
@@ -298,7 +298,7 @@ def test_a_cassette_without_a_setup_replays_from_its_requests(provider, tmp_path
         if variable.startswith(("OPENROUTER_", "ANTHROPIC_", "AGENT_", "CLAUDE_")):
             monkeypatch.delenv(variable)
     model.script(call("Agent", description="Review stats.py", prompt="Review stats.py for bugs and report them.",
-                      subagent_type="reviewer"), call("Read", file_path="stats.py"), text("- stats.py:11: divides by n - 1"),
+                      subagent_type="reviewer", run_in_background=False), call("Read", file_path="stats.py"), text("- stats.py:11: divides by n - 1"),
                  text("The reviewer found:\n- stats.py:11: divides by n - 1"))
     cassette = tmp_path / "plain.yaml"
     base = {"openrouter": ("OPENROUTER_BASE_URL", model.base + "/api/v1"), "anthropic": ("ANTHROPIC_BASE_URL", model.base)}

@@ -20,7 +20,7 @@ def agents_with_a_hook() -> str:
 
 def test_a_recorded_agents_hook_does_not_run_on_an_unvouched_regression_replay(agent, tmp_path):
     agent.route("Read notes.txt", call("Read", file_path="notes.txt"), text("read it"))
-    agent.script(call("Agent", description="help", prompt="Read notes.txt", subagent_type="helper"), text("done"))
+    agent.script(call("Agent", description="help", prompt="Read notes.txt", subagent_type="helper", run_in_background=False), text("done"))
     agent.write("notes.txt", "n")
     run = agent.run("Go.", "--agents", agents_with_a_hook())
     assert run.exit_code == 0 and (agent.workspace / MARKER).exists()  # the user's own flag: the hook ran

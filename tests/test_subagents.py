@@ -26,7 +26,7 @@ def test_project_agent_gets_its_tools_body_and_task_only(agent):
     agent.write("app/main.py", "def f(x):\n    return x+1\n")
     question = "Use the reviewer agent to review app/main.py"
     agent.script(
-        call("Agent", description="Review main.py", prompt="Review app/main.py for bugs.", subagent_type="reviewer"),
+        call("Agent", description="Review main.py", prompt="Review app/main.py for bugs.", subagent_type="reviewer", run_in_background=False),
         call("Read", file_path="app/main.py"),
         text("- f lacks a docstring"),
         lambda request: text("The reviewer says: " + request.tool_results()[0].split("\n\n<usage>")[0]),
@@ -51,8 +51,8 @@ def test_project_agent_shadows_user_agent_and_cli_agents_win(agent):
     cli_agents = json.dumps({"tester": {"description": "CLI tester.", "prompt": "CLI TESTER BODY", "tools": ["Bash"]}})
     agent.script(
         calls(
-            Call("Agent", {"description": "help", "prompt": "Say hi.", "subagent_type": "helper"}),
-            Call("Agent", {"description": "test", "prompt": "Say ho.", "subagent_type": "tester"}),
+            Call("Agent", {"description": "help", "prompt": "Say hi.", "subagent_type": "helper", "run_in_background": False}),
+            Call("Agent", {"description": "test", "prompt": "Say ho.", "subagent_type": "tester", "run_in_background": False}),
         ),
     )
     agent.route("Say hi.", text("hi"))
@@ -69,7 +69,7 @@ def test_project_agent_shadows_user_agent_and_cli_agents_win(agent):
 
 def test_disallowed_tools_are_removed(agent):
     agent.agent_file("safe.md", "safe", "Read-only helper.", "SAFE BODY", "disallowedTools: Write, Edit, Bash")
-    agent.script(call("Agent", description="look", prompt="Look around.", subagent_type="safe"), text("looked"), text("ok"))
+    agent.script(call("Agent", description="look", prompt="Look around.", subagent_type="safe", run_in_background=False), text("looked"), text("ok"))
     run = agent.run("Use the safe agent.")
     sub = subagent_requests(run, "SAFE BODY")
     assert "Write" not in tool_names(sub[0]) and "Bash" not in tool_names(sub[0])
@@ -82,11 +82,11 @@ def test_model_resolution_order(agent, monkeypatch):
     agent.agent_file("plain.md", "plain", "Plain agent.", "PLAIN BODY")
     monkeypatch.setenv("CLAUDE_CODE_SUBAGENT_MODEL", "opus")
     agent.script(
-        call("Agent", description="a", prompt="Task one.", subagent_type="fast"),
+        call("Agent", description="a", prompt="Task one.", subagent_type="fast", run_in_background=False),
         text("one"),
-        call("Agent", description="b", prompt="Task two.", subagent_type="fast", model="haiku"),
+        call("Agent", description="b", prompt="Task two.", subagent_type="fast", model="haiku", run_in_background=False),
         text("two"),
-        call("Agent", description="c", prompt="Task three.", subagent_type="plain"),
+        call("Agent", description="c", prompt="Task three.", subagent_type="plain", run_in_background=False),
         text("three"),
         text("all done"),
     )
@@ -104,7 +104,7 @@ def test_model_resolution_order(agent, monkeypatch):
 def test_max_turns_returns_a_partial_result(agent):
     agent.agent_file("slow.md", "slow", "Slow agent.", "SLOW BODY", "maxTurns: 2")
     agent.script(
-        call("Agent", description="slow", prompt="Count files forever.", subagent_type="slow"),
+        call("Agent", description="slow", prompt="Count files forever.", subagent_type="slow", run_in_background=False),
         call("Bash", "Counting so far.", command="echo 1"),
         call("Bash", "Still counting: 2 files.", command="echo 2"),
         lambda request: text(request.tool_results()[0].split("\n")[0]),
@@ -117,7 +117,7 @@ def test_max_turns_returns_a_partial_result(agent):
 
 
 def test_unknown_type_is_an_error_listing_valid_types(agent):
-    agent.script(call("Agent", description="x", prompt="Do x.", subagent_type="wizard"), lambda r: text(r.tool_results()[0]))
+    agent.script(call("Agent", description="x", prompt="Do x.", subagent_type="wizard", run_in_background=False), lambda r: text(r.tool_results()[0]))
     run = agent.run("Use the wizard agent.")
     assert "unknown subagent_type 'wizard'" in run.stdout and "general-purpose" in run.stdout and "Explore" in run.stdout
 
@@ -125,9 +125,9 @@ def test_unknown_type_is_an_error_listing_valid_types(agent):
 def test_nesting_stops_at_the_depth_cap(agent):
     agent.agent_file("nest.md", "nest", "Nests.", "NEST BODY")
     agent.script(
-        call("Agent", description="1", prompt="Level one.", subagent_type="nest"),
-        call("Agent", description="2", prompt="Level two.", subagent_type="nest"),
-        call("Agent", description="3", prompt="Level three.", subagent_type="nest"),
+        call("Agent", description="1", prompt="Level one.", subagent_type="nest", run_in_background=False),
+        call("Agent", description="2", prompt="Level two.", subagent_type="nest", run_in_background=False),
+        call("Agent", description="3", prompt="Level three.", subagent_type="nest", run_in_background=False),
         text("bottom"), text("two done"), text("one done"), text("all done"),
     )
     run = agent.run("Nest as deep as you can.")
@@ -140,7 +140,7 @@ def test_nesting_stops_at_the_depth_cap(agent):
 
 def test_nesting_disabled_with_depth_one(agent, monkeypatch):
     monkeypatch.setenv("CLAUDE_CODE_MAX_SUBAGENT_SPAWN_DEPTH", "1")
-    agent.script(call("Agent", description="x", prompt="Only level.", subagent_type="Explore"), text("found"), text("ok"))
+    agent.script(call("Agent", description="x", prompt="Only level.", subagent_type="Explore", run_in_background=False), text("found"), text("ok"))
     run = agent.run("Explore.")
     sub = [p for p in run.payloads if only_messages(p)[0]["content"] == "Only level."]
     assert tool_names(sub[0]) == ["Read", "Bash", "Glob", "Grep"]
@@ -151,8 +151,8 @@ WAIT = "touch {me}.mark; for i in $(seq 100); do [ -e {other}.mark ] && echo ove
 
 def test_two_agent_calls_in_one_reply_run_concurrently(agent):
     agent.script(calls(
-        Call("Agent", {"description": "left", "prompt": "Left task.", "subagent_type": "general-purpose"}),
-        Call("Agent", {"description": "right", "prompt": "Right task.", "subagent_type": "general-purpose"}),
+        Call("Agent", {"description": "left", "prompt": "Left task.", "subagent_type": "general-purpose", "run_in_background": False}),
+        Call("Agent", {"description": "right", "prompt": "Right task.", "subagent_type": "general-purpose", "run_in_background": False}),
     ))
     for me, other in (("Left", "Right"), ("Right", "Left")):
         agent.route(f"{me} task.", call("Bash", command=WAIT.format(me=me, other=other)),
@@ -182,7 +182,7 @@ def test_broken_definition_is_skipped_and_the_good_one_works(agent):
     broken.parent.mkdir(parents=True)
     broken.write_text("---\nname: broken\ndescription: d\ntools:\n  - Read\n - Grep\n---\nBody\n")
     agent.agent_file("good.md", "good", "Good agent.", "GOOD BODY")
-    agent.script(call("Agent", description="g", prompt="Be good.", subagent_type="good"), text("good"), text("fine"))
+    agent.script(call("Agent", description="g", prompt="Be good.", subagent_type="good", run_in_background=False), text("good"), text("fine"))
     run = agent.run("Use the good agent.")
     assert run.exit_code == 0 and run.stdout == "fine\n"
     assert [line for line in run.stderr.splitlines() if "broken.md" in line]
@@ -191,7 +191,7 @@ def test_broken_definition_is_skipped_and_the_good_one_works(agent):
 
 def test_json_output_breaks_usage_down_per_subagent(agent):
     agent.script(
-        call("Agent", description="explore repo", prompt="List the files.", subagent_type="Explore"),
+        call("Agent", description="explore repo", prompt="List the files.", subagent_type="Explore", run_in_background=False),
         call("Glob", pattern="*"),
         text("no files"),
         text("The explorer found no files."),
