@@ -21,10 +21,10 @@ the form of the answer exactly (for example "respond with only a number" means t
 with no other text). Otherwise be brief and direct."""
 
 
-def subagent_system_prompt(cwd: str, body: str) -> str:
+def subagent_system_prompt(cwd: str, body: str, appended: str | None = None) -> str:
     """A subagent's system prompt: its definition's body and the environment note, never the main
-    prompt or the skill catalog."""
-    return "\n\n".join([body, environment_note(cwd)])
+    prompt or the skill catalog; `appended` (--append-subagent-system-prompt) last."""
+    return "\n\n".join([body, environment_note(cwd), *([appended] if appended else [])])
 
 
 def environment_note(cwd: str) -> str:

@@ -15,6 +15,7 @@ from agent.skills.commands import command_context
 from agent.skills.render import render
 from agent.skills.slash import parse_slash, refused_user_invocation
 from agent.skills.tool import activate_skill
+from agent.subagents.definitions import filter_tools
 from agent.subagents.fork import run_forked_skill
 from agent.tools.base import ToolError
 from agent.tools.execute import by_name
@@ -30,15 +31,24 @@ DELEGATION = (
 
 def main_agent(session: Session) -> AgentSpec:
     """The main conversation's agent: every tool, and a system prompt carrying the skill catalog
-    and the agent types it can delegate to."""
-    tools = session.tools_for(depth=0)
+    and the agent types it can delegate to. A session run as an agent (`session.session_agent`)
+    has that agent's tools (its `Agent(a, b)` the only types it may start), its prompt in place of
+    our instructions (an empty one keeps them) and its frontmatter hooks."""
+    definition = session.session_agent
+    tools = session.tools_for(depth=0, agent_types=definition.spawnable_types if definition else None)
+    instructions = session.system_prompt
+    if definition is not None:
+        tools = _agent_tools(tools, definition)
+        if instructions is None:
+            instructions = _agent_prompt(definition)
     sections = [catalog_section(session.catalogs.skill_lines, session.catalogs.shortened)]
     if any(tool.name == "Agent" for tool in tools):
         sections.append(DELEGATION)
     return AgentSpec(
         name="main",
         system=main_system_prompt(str(session.workspace.cwd), [s for s in sections if s],
-                                  session.system_prompt, session.append_system_prompt),
+                                  instructions, session.append_system_prompt),
+        hooks=definition.hooks if definition is not None else None,  # its Stop is the session's Stop
         tools=by_name(tools),
         model=session.model,
         max_turns=session.max_turns,
@@ -46,6 +56,24 @@ def main_agent(session: Session) -> AgentSpec:
         policy=session.policy,
         observer=session.observer,
     )
+
+
+def _agent_tools(tools: list, definition) -> list:
+    """The session's tools that the agent it runs as may use."""
+    try:
+        names = filter_tools([tool.name for tool in tools], definition)
+    except ValueError as exc:
+        raise UsageError(f"--agent {definition.name}: {exc}") from None
+    return [tool for tool in tools if tool.name in names]
+
+
+def _agent_prompt(definition) -> str | None:
+    """The prompt of the agent the session runs as, or None (ours) when it is empty."""
+    try:
+        return definition.prompt or None
+    except OSError as error:
+        raise UsageError(f"cannot read the {definition.name} agent's file {definition.path}: "
+                         f"{error.strerror or error}") from None
 
 
 class MainConversation:
@@ -63,6 +91,9 @@ class MainConversation:
         # `source` they see is startup or resume, unless the caller says (clear: after /clear)
         source = source or ("resume" if history else "startup")
         self._started: tuple[str, ...] | None = hooks.session_start(session, self.agent, source)
+        # the session agent's initialPrompt opens a new conversation (None once sent, or resumed)
+        definition = session.session_agent
+        self.initial_prompt = definition.initial_prompt if definition is not None and not history else None
 
     def turn(self, prompt: str) -> Result:
         """Answer `prompt`, expanding a leading run of `/skill` commands."""
@@ -74,13 +105,20 @@ class MainConversation:
         submitted = hooks.user_prompt_submit(self.session, self.agent, prompt)
         if submitted.blocked is not None:  # nothing is sent: the user is told why
             return Result(submitted.blocked, "success", 0, messages=self.messages)
-        new = _first_messages(prompt, self.session, self.agent)
+        new = _first_messages(self._opening(prompt), self.session, self.agent)
         if not self.messages:
             new[0] = with_context(new[0], self.session.memory)
         new[0] = with_blocks(new[0], [*started, *submitted.context])
         result = run_loop(self.agent, new, self.session, self.messages)
-        self.messages = result.messages
+        self.messages, self.initial_prompt = result.messages, None
         return result
+
+    def _opening(self, prompt: str) -> str:
+        """`prompt` as sent: on the first turn, after the agent's initialPrompt in one block
+        ("<initialPrompt>\n\n<prompt>", as Claude Code joins them); a turn that is the
+        initialPrompt itself (interactive, started without a prompt) is sent as it is."""
+        initial = self.initial_prompt
+        return prompt if initial is None or prompt == initial else f"{initial}\n\n{prompt}"
 
 
 def _first_messages(prompt: str, session: Session, agent: AgentSpec) -> list[dict]:

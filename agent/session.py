@@ -49,6 +49,8 @@ class Session:
     memory: str | None = None  # the CLAUDE.md context block that opens every conversation
     system_prompt: str | None = None  # --system-prompt: replaces our instructions in the main prompt
     append_system_prompt: str | None = None  # --append-system-prompt: added at the end of it
+    append_subagent_system_prompt: str | None = None  # --append-subagent-system-prompt: ends every subagent's
+    session_agent: Any = None  # the AgentDefinition the session runs as (--agent, settings' agent), or None
     observer: Any = None  # sees every conversation's messages and streamed text (cli: stream-json, the screen)
     # approver(agent, call_id, tool, arguments) -> agent.record.approvals.Approval (once, always or no,
     # and by whom) or None (nobody can answer): a person is asked, or a replay answers as recorded

@@ -82,7 +82,7 @@ def test_agent_restrictions_limit_which_types_a_subagent_may_start(tmp_path):
     spec = subagent_spec(ctx.session, lead, ctx.agent, "lead")
     assert sorted(spec.tools) == ["Agent", "Read"]
     assert spec.tools["Agent"].description.splitlines()[1:] == ["- worker: Works. (Tools: all tools)"]
-    with pytest.raises(ToolError, match="unknown subagent_type 'other'"):
+    with pytest.raises(ToolError, match="Agent type 'other' not found"):
         spec.tools["Agent"].run({"description": "x", "prompt": "y", "subagent_type": "other"},
                                 ToolContext(ctx.session, spec))
     loner = AgentDefinition("loner", "Alone.", "Body", tools=("Read", "Agent()"))

@@ -119,7 +119,7 @@ def test_max_turns_returns_a_partial_result(agent):
 def test_unknown_type_is_an_error_listing_valid_types(agent):
     agent.script(call("Agent", description="x", prompt="Do x.", subagent_type="wizard", run_in_background=False), lambda r: text(r.tool_results()[0]))
     run = agent.run("Use the wizard agent.")
-    assert "unknown subagent_type 'wizard'" in run.stdout and "general-purpose" in run.stdout and "Explore" in run.stdout
+    assert "Agent type 'wizard' not found" in run.stdout and "general-purpose" in run.stdout and "Explore" in run.stdout
 
 
 def test_nesting_stops_at_the_depth_cap(agent):

@@ -111,6 +111,7 @@ def build_session(args: argparse.Namespace, environment: Environment, observer=N
     `environment`); a replay narrows it to the recording's. When the workspace is untrusted but its
     files would grant permissions, `confirm_trust()` (the interactive question) may trust it."""
     from agent.cli.replay import check_model, replay_provider
+    from agent.cli.session_agent import record_agent, session_agent
     from agent.cli.sources import home_content_warning, setting_sources
     from agent.cli.trust import replay_trust
     from agent.hooks.sources import project_hooks
@@ -170,6 +171,7 @@ def build_session(args: argparse.Namespace, environment: Environment, observer=N
     if not trusted:
         agents = without_project_hooks(agents, cwd, home)
     agents = withheld_servers(agents, cwd, home, trusted, args.strict_mcp_config)  # inline ones run commands too
+    as_agent = session_agent(args, agents, cwd, home, sources)  # --agent, a resumed session's, or the settings'
     cache.report()
     if not args.replay_tools and getattr(args, "home_writable", True):  # --replay-tools changes nothing on disk
         cache.save()
@@ -180,7 +182,8 @@ def build_session(args: argparse.Namespace, environment: Environment, observer=N
     if args.record and (warning := home_content_warning(found, agents.values(), memory, home, policy_sources)):
         log.warning("%s", warning)
     aliases = model_aliases(provider.name, provider.default_model, environment.values, policy.mode == "plan")
-    model = resolve_model([args.model, environment["AGENT_MODEL"]], aliases, provider.default_model)
+    agent_model = as_agent.model if as_agent is not None and (as_agent.model or "").lower() != "inherit" else None
+    model = resolve_model([args.model, agent_model, environment["AGENT_MODEL"]], aliases, provider.default_model)
     if recorded:
         model = check_model(args.model, model, recorded.setup.get("model"), args.replay)
     runs = tool_runs(args, recorded)
@@ -199,6 +202,8 @@ def build_session(args: argparse.Namespace, environment: Environment, observer=N
         memory=memory_block(memory),
         system_prompt=_text_or_file(args, "system_prompt"),
         append_system_prompt=_text_or_file(args, "append_system_prompt"),
+        append_subagent_system_prompt=_text_or_file(args, "append_subagent_system_prompt"),
+        session_agent=as_agent,
         session_id=session_id,
         transcripts=None if args.replay_tools else transcripts,  # --replay-tools writes nothing
         policy=policy,
@@ -212,6 +217,7 @@ def build_session(args: argparse.Namespace, environment: Environment, observer=N
                                                    call_timeout_s=environment["MCP_TOOL_TIMEOUT"] / 1000,
                                                    output_tokens=environment["MAX_MCP_OUTPUT_TOKENS"])
     session.hooks = session_hooks(args, session, home, policy_sources, trusted, hook_runs(args, recorded, runs))
+    record_agent(session.transcripts, as_agent)  # so --resume runs the session as this agent again
     return session, history
 
 
@@ -252,6 +258,7 @@ def _sessions(args: argparse.Namespace, home: Path, cwd: Path):
             raise UsageError(f"session {session_id} already exists; continue it with --resume {session_id}")
     elif args.continue_session or args.resume:
         session_id = args.resume or latest_session(home, cwd)
+        args.resumed_session = session_id  # whose agent the session runs as again (agent.cli.session_agent)
         path = find_session(home, cwd, session_id) if session_id else None
         if path is None:
             missing = f"no session {session_id!r} to resume" if args.resume else f"no earlier session in {cwd} to continue"

@@ -72,14 +72,16 @@ def _argument(arguments: dict) -> str:
     return ""
 
 
-def approval_question(tool: str, arguments: dict) -> str:
+def approval_question(tool: str, arguments: dict, agent: str = "main") -> str:
     """What the person is asked before a call runs: the whole argument that says what it does, every
     line of it and never cut (a command's tail is what would hide `; touch pwned`), with control
-    characters made visible so the screen shows exactly what runs."""
+    characters made visible so the screen shows exactly what runs; a subagent's call names the
+    agent (a background one asks while the conversation has moved on)."""
     value = next((arguments[key] for key in ("command", "file_path", "pattern", "skill", "subagent_type",
                                              "description", "path") if isinstance(arguments.get(key), str)), "")
     shown = "\n".join("    " + visible(line, keep="") for line in value.split("\n")) if value else "    (no arguments)"
-    return f"Allow {tool}?\n{shown}\ny: yes, a: always (this session), n: no"
+    asker = "" if agent == "main" else f" (asked by the {visible(agent, keep='')} agent)"
+    return f"Allow {tool}{asker}?\n{shown}\ny: yes, a: always (this session), n: no"
 
 
 def run_interactive(args: argparse.Namespace, env: Mapping[str, str], first_prompt: str | None) -> int:
@@ -99,10 +101,13 @@ def run_interactive(args: argparse.Namespace, env: Mapping[str, str], first_prom
     if session.hooks is not None:  # what hooks tell the person (a systemMessage) shows among the tool lines
         session.hooks.listener = screen.hook
     session.approver = lambda agent, call_id, tool, arguments: Approval(
-        {"y": "once", "a": "always", "n": "no"}[terminal.ask(approval_question(tool, arguments), "yan")], "user")
+        {"y": "once", "a": "always", "n": "no"}[terminal.ask(approval_question(tool, arguments, agent), "yan")], "user")
     terminal.prompt.completer.commands.update({name: "skill" for name, s in session.skills.items() if s.user_invocable})
     conversation = MainConversation(session, history)
-    terminal.say(f"agent · {session.model} · {session.workspace.cwd}", "bold")
+    as_agent = f"@{session.session_agent.name} · " if session.session_agent is not None else ""
+    terminal.say(f"agent · {as_agent}{session.model} · {session.workspace.cwd}", "bold")
+    if first_prompt is None:  # an agent's initialPrompt is the first turn
+        first_prompt = conversation.initial_prompt
     terminal.say("Type a message, /help for commands, Ctrl-D to quit.", "dim")
     turns: list[str] = []  # what a recording stores: every prompt sent, so a replay can send them again
     with recording(args, session, environment, turns) as taken:

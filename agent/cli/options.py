@@ -30,6 +30,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="A terminal coding agent (Claude Code compatible). Piped input is added to the prompt.",
         epilog=f"environment variables:\n{help_text()}\n\n{EXIT_CODES}",
         formatter_class=argparse.RawDescriptionHelpFormatter,
+        allow_abbrev=False,  # a long flag is never a prefix of another: --agent is not --agents
     )
     add = parser.add_argument
     add("prompt", nargs="?", help="the prompt (or pipe it in on stdin)")
@@ -51,6 +52,10 @@ def build_parser() -> argparse.ArgumentParser:
     add("-r", "--resume", metavar="SESSION_ID", help="continue the session SESSION_ID")
     add("--session-id", metavar="UUID", help="the id of this new session")
     add("--agents", metavar="JSON", help="extra subagent definitions: a JSON object, or a path to a JSON file")
+    add("--agent", metavar="NAME", help="run the session as the agent NAME (its prompt, tools, model and "
+                                         "permission mode; default: the settings' agent field)")
+    add("--append-subagent-system-prompt", metavar="TEXT", help="add TEXT at the end of every subagent's system prompt")
+    add("--append-subagent-system-prompt-file", metavar="FILE", help="--append-subagent-system-prompt, read from FILE")
     add("--settings", metavar="FILE", help="extra settings (a JSON file, or JSON text), applied last")
     add("--mcp-config", dest="mcp_configs", action="append", default=[], metavar="FILE_OR_JSON",
         help='MCP servers: a JSON file or JSON text {"mcpServers": {...}} (repeatable)')
@@ -101,6 +106,8 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
         raise UsageError("give --system-prompt or --system-prompt-file, not both")
     if args.append_system_prompt is not None and args.append_system_prompt_file is not None:
         raise UsageError("give --append-system-prompt or --append-system-prompt-file, not both")
+    if args.append_subagent_system_prompt is not None and args.append_subagent_system_prompt_file is not None:
+        raise UsageError("give --append-subagent-system-prompt or --append-subagent-system-prompt-file, not both")
     if sum(map(bool, (args.continue_session, args.resume, args.session_id))) > 1:
         raise UsageError("give only one of --continue, --resume and --session-id")
     if args.output_format == "stream-json" and not args.verbose:

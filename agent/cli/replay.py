@@ -23,6 +23,7 @@ from agent.workspace import json_option, load_json
 SHAPING_OPTIONS = (
     "max_turns", "agents", "permission_mode", "allowed_tools", "disallowed_tools", "dangerously_skip_permissions",
     "system_prompt", "append_system_prompt", "settings", "add_dirs", "include_partial_messages", "setting_sources",
+    "agent", "append_subagent_system_prompt",
 )
 SHAPING_ENVIRONMENT = (
     "CLAUDE_CODE_SUBAGENT_MODEL", "CLAUDE_CODE_MAX_SUBAGENT_SPAWN_DEPTH", "CLAUDE_CODE_MAX_CONCURRENT_SUBAGENTS",

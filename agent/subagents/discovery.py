@@ -31,11 +31,11 @@ log = logging.getLogger("agent")
 
 MAX_NAME_LENGTH = 256
 _FILE_FIELDS = frozenset({"name", "description", "tools", "disallowedTools", "model", "maxTurns", "skills", "hooks",
-                          "mcpServers", "background"})
+                          "mcpServers", "initialPrompt", "background"})
 _CLI_FIELDS = _FILE_FIELDS - {"name"} | {"prompt"}
 # Claude Code's own agent fields that this agent does not implement (read, reported under --verbose)
 _UNSUPPORTED_FIELDS = frozenset({
-    "permissionMode", "autoCompactWindow", "initialPrompt", "memory", "effort",
+    "permissionMode", "autoCompactWindow", "memory", "effort",
     "omitClaudeMd", "isolation",
 })
 
@@ -155,7 +155,7 @@ def parse_cli_agents(value: str, cwd: Path | None = None) -> dict[str, AgentDefi
         if not description:
             raise UsageError(f"--agents: agent {name!r} has no description")
         prompt = entry.get("prompt")
-        if not isinstance(prompt, str) or not prompt.strip():
+        if not isinstance(prompt, str):  # an empty one is allowed: run with --agent, it keeps our instructions
             raise UsageError(f"--agents: agent {name!r} has no prompt")
         try:
             agents[name] = _definition(name, description, prompt.strip(), entry, _CLI_FIELDS, "cli", None)
@@ -183,6 +183,7 @@ def _definition(name: str, description: str, prompt: str | None, fields: dict[st
         hooks=read_hooks(fields.get("hooks"), label) or None,
         mcp_servers=read_servers(fields.get("mcpServers"), label),
         background=parse_bool(fields.get("background")) is True,
+        initial_prompt=field_text(fields.get("initialPrompt")) or None,
     )
 
 

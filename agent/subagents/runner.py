@@ -69,7 +69,7 @@ def subagent_spec(
     model = resolve_model([*models, definition.model, session.subagent_model], session.model_aliases, session.model)
     return AgentSpec(
         name=label,
-        system=subagent_system_prompt(str(session.workspace.cwd), body),
+        system=subagent_system_prompt(str(session.workspace.cwd), body, session.append_subagent_system_prompt),
         tools=by_name(tool for tool in tools if tool.name in names),
         model=model,
         max_turns=definition.max_turns or session.max_turns,

@@ -68,8 +68,8 @@ def agent_tool(agents: dict[str, AgentDefinition], entries: dict[str, Entry], li
         kind = (arguments.get("subagent_type") or DEFAULT_TYPE).strip()
         definition = agents.get(kind)
         if definition is None:
-            valid = "call Agent with `search` to look types up" if searchable else f"valid types: {', '.join(agents)}"
-            raise ToolError(f"unknown subagent_type {kind!r}; {valid}")
+            valid = "call Agent with `search` to look types up" if searchable else f"Available agents: {', '.join(agents)}"
+            raise ToolError(f"Agent type {kind!r} not found. {valid}")  # Claude Code's words
         with session.lock:  # before the spec: preloading a skill may run its commands
             if session.running_subagents >= session.max_concurrent:
                 raise ToolError(
