@@ -6,6 +6,8 @@ otherwise end), which the final answer can use."""
 import json
 import re
 
+import pytest
+from pty_session import start  # noqa: F401 (the interactive test's fixture)
 from scripted_model import Call, call, calls, fail, text
 
 LAUNCHED = "Async agent launched successfully."
@@ -160,3 +162,19 @@ def test_a_replay_with_replay_tools_reproduces_background_agents(agent):
     replayed = agent.replay("--replay-tools")
     assert replayed.exit_code == 0, replayed.stderr
     assert replayed.stdout == run.stdout
+
+
+@pytest.mark.parametrize("provider", ["openrouter", "anthropic"])
+def test_a_background_agents_permission_request_names_it(model, start, provider):
+    model.script(call("Agent", description="Touch", prompt="TASK: touch it."), text("Launched it."),
+                 lambda request: text("Done: " + ("worked" if "touched" in notified(request) else "no report")))
+    model.route("TASK: touch it.", call("Bash", command="touch asked.txt"), text("touched the file"))
+    session = start(bypass=False, provider=provider)
+    session.ready()
+    session.send("Touch the file with an agent")
+    session.expect(r"Allow Bash \(asked by the general-purpose agent\)\?")
+    session.send("y")
+    session.expect("Done: worked")
+    assert (session.workspace / "asked.txt").exists()
+    session.ready()
+    session.send("/exit")
