@@ -124,7 +124,7 @@ def _with_preloading_agent(tmp_path):
 def test_a_preloaded_skill_that_cannot_be_read_is_a_tool_error(tmp_path):
     ctx = _with_preloading_agent(tmp_path)
     with pytest.raises(ToolError, match="the notes agent's skill 'notes' cannot be loaded"):
-        tool(ctx, "Agent").run({"description": "x", "prompt": "y", "subagent_type": "notes"}, ctx)
+        tool(ctx, "Agent").run({"description": "x", "prompt": "y", "subagent_type": "notes", "run_in_background": False}, ctx)
     assert ctx.session.running_subagents == 0
 
 
