@@ -113,7 +113,8 @@ def follow_setup(args: argparse.Namespace, parser: argparse.ArgumentParser, setu
         if _widens(dest, wanted) and not grants and given == default:
             continue  # not the user's, and tools run for real: withheld
         if dest == "agents" and not grants and given == default and (safe := without_commands(wanted)) != wanted:
-            log.warning(f"the cassette {path} gives its --agents hooks or MCP servers; this replay runs tools for "
+            log.warning(f"the cassette {path} gives its --agents hooks or MCP servers or a permissionMode that grants "
+                        "more; this replay runs tools for "
                         "real, so they do not run here. Vouch for the cassette (keep it in a workspace you trust) "
                         "or use --replay-tools, which runs nothing")
             wanted = safe
@@ -140,9 +141,16 @@ def withheld_options(args: argparse.Namespace, parser: argparse.ArgumentParser, 
 COMMAND_FIELDS = ("hooks", "mcpServers")  # what an --agents entry can make run: commands of the cassette's author
 
 
+def _grants(key: str, value: Any) -> bool:
+    """Whether an --agents entry's field runs the author's commands, or lets its agent do more
+    than the session's mode would (a permissionMode such as acceptEdits)."""
+    return key in COMMAND_FIELDS or (key == "permissionMode" and value not in NARROWING_MODES)
+
+
 def without_commands(agents: Any) -> Any:
-    """A recorded --agents value (JSON text) less each agent's hooks and inline MCP servers: a
-    cassette someone else wrote must not run commands on a replay that runs tools for real. Any
+    """A recorded --agents value (JSON text) less each agent's hooks, inline MCP servers and a
+    granting permissionMode: a cassette someone else wrote must not run commands, or have more
+    approved than the user's settings do, on a replay that runs tools for real. Any
     other value is returned as it is (the replay refuses what it cannot read)."""
     if not isinstance(agents, str):
         return agents
@@ -150,9 +158,10 @@ def without_commands(agents: Any) -> Any:
         data = load_json(agents, "the recorded --agents")
     except ValueError:
         return agents
-    if not isinstance(data, dict) or not any(isinstance(v, dict) and set(v) & set(COMMAND_FIELDS) for v in data.values()):
+    if not isinstance(data, dict) or not any(isinstance(v, dict) and any(_grants(*item) for item in v.items())
+                                             for v in data.values()):
         return agents
-    return json.dumps({name: {k: v for k, v in entry.items() if k not in COMMAND_FIELDS} if isinstance(entry, dict)
+    return json.dumps({name: {k: v for k, v in entry.items() if not _grants(k, v)} if isinstance(entry, dict)
                        else entry for name, entry in data.items()}, ensure_ascii=False)
 
 
