@@ -10,17 +10,15 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from agent.permissions.decisions import Decision, refusal
+from agent.permissions.modes import MODES, agent_mode  # noqa: F401 (MODES: read from here by settings)
 from agent.permissions.paths import normal_path, path_matches
 from agent.permissions.rules import MCP_PREFIX, Rule, merge_rules, read_rule, split_rules
 from agent.permissions.wording import quoted
 from agent.permissions.sensitive import names_entry, sensitive_name
 
-# dontAsk refuses whatever needs approval, which -p mode does anyway; auto needs Claude Code's
-# safety classifier, which we lack, so it decides as default does (as Claude Code falls back).
-MODES = ("default", "acceptEdits", "bypassPermissions", "plan", "dontAsk", "auto")
 READ_FAMILY = ("Read", "Glob", "Grep")  # a Read rule applies to every tool that reads files
 EDIT_FAMILY = ("Edit", "Write")  # an Edit rule applies to every tool that edits files
-FREE_TOOLS = ("Agent",)  # launching a subagent changes nothing; its own tools are checked
+FREE_TOOLS = ("Agent",)  # launching a subagent changes nothing; its own tools are checked (dontAsk: see check)
 _QUIET_FILES = ("/dev/null",)  # writes nothing (the standard streams depend on the line: see bash_check)
 
 
@@ -35,6 +33,18 @@ class Policy:
     cwd: Path
     home: Path
     directories: tuple[Path, ...] = ()  # permissions.additionalDirectories: edited like the workspace
+    quiet: bool = False  # plan mode kept from a subagent's declared dontAsk: nobody is asked (see modes)
+
+    @property
+    def asks(self) -> bool:
+        """Whether a call needing approval may be put to a person (dontAsk never asks)."""
+        return self.mode != "dontAsk" and not self.quiet
+
+    def for_agent(self, declared: object) -> Policy:
+        """This policy for a subagent whose definition declares `declared` as its permissionMode
+        (None: unset), the modes combined as `modes.agent_mode` says."""
+        mode, quiet = agent_mode(declared, self.mode, self.quiet)
+        return replace(self, mode=mode, quiet=quiet)
 
     def check(self, tool_name: str, arguments: dict, read_only: bool) -> Decision:
         """Decide one call of `tool_name` with `arguments`; `read_only` is the tool's flag."""
@@ -59,7 +69,7 @@ class Policy:
             return Decision(True, f"allowed by the rule '{rule}'")
         if self.mode == "bypassPermissions":
             return Decision(True, "bypassPermissions mode")
-        if read_only or tool_name in FREE_TOOLS:
+        if read_only or (tool_name in FREE_TOOLS and self.mode != "dontAsk"):  # the seed: dontAsk wants a rule
             return Decision(True, "needs no approval")
         if self.mode == "acceptEdits" and self._edit_inside(tool_name, args):
             return Decision(True, "acceptEdits mode")
@@ -267,6 +277,9 @@ class Policy:
         """Allow rules that would approve the refused call, most specific first; none for a path
         that leads through a symlink (an allow rule must cover the path and its real target)."""
         path = self._target(tool, args) if tool in READ_FAMILY + EDIT_FAMILY else None
+        kind = _text(args.get("subagent_type")) or "general-purpose"
+        if tool == "Agent" and kind.replace("-", "").replace("_", "").isalnum():  # a name a rule holds as written
+            return [f"Agent({kind})", "Agent"]
         if path is None:
             return [tool]
         if len(self._targets(tool, args)) > 1:

@@ -40,6 +40,7 @@ class AgentDefinition:
     path: Path | None = None
     hooks: Any = None  # agent.hooks.config.HookSet of its frontmatter (run only while it runs), or None
     mcp_servers: tuple[AgentServer, ...] = ()  # its own MCP servers: offered to it whatever its `tools` say
+    permission_mode: str | None = None  # permissionMode; combined with its parent's (agent.permissions.modes)
     initial_prompt: str | None = None  # initialPrompt: the first turn of a session run as this agent (--agent)
     background: bool = False  # background: true: the main conversation's Agent calls always run it in the background
 

@@ -15,6 +15,7 @@ from typing import Any, Collection
 
 from agent.errors import UsageError
 from agent.hooks.config import read_hooks
+from agent.permissions.modes import MODES
 from agent.permissions.rules import MCP_PREFIX
 from agent.permissions.trust import how_to_trust
 from agent.skills.cache import FrontmatterCache
@@ -31,11 +32,11 @@ log = logging.getLogger("agent")
 
 MAX_NAME_LENGTH = 256
 _FILE_FIELDS = frozenset({"name", "description", "tools", "disallowedTools", "model", "maxTurns", "skills", "hooks",
-                          "mcpServers", "initialPrompt", "background"})
+                          "mcpServers", "initialPrompt", "permissionMode", "background"})
 _CLI_FIELDS = _FILE_FIELDS - {"name"} | {"prompt"}
 # Claude Code's own agent fields that this agent does not implement (read, reported under --verbose)
 _UNSUPPORTED_FIELDS = frozenset({
-    "permissionMode", "autoCompactWindow", "memory", "effort",
+    "autoCompactWindow", "memory", "effort",
     "omitClaudeMd", "isolation",
 })
 
@@ -182,8 +183,9 @@ def _definition(name: str, description: str, prompt: str | None, fields: dict[st
         path=path,
         hooks=read_hooks(fields.get("hooks"), label) or None,
         mcp_servers=read_servers(fields.get("mcpServers"), label),
-        background=parse_bool(fields.get("background")) is True,
+        permission_mode=_permission_mode(fields.get("permissionMode"), label),
         initial_prompt=field_text(fields.get("initialPrompt")) or None,
+        background=parse_bool(fields.get("background")) is True,
     )
 
 
@@ -195,6 +197,17 @@ def _tools_field(fields: dict[str, Any], key: str) -> tuple[str, ...] | None:
         # Guessing at a mapping could widen what the agent may do, so the definition is refused.
         raise FrontmatterError(f"{key} must be a comma-separated string or a list of tool names")
     return tool_list(value)
+
+
+def _permission_mode(value: Any, label: str) -> str | None:
+    """The declared permissionMode, or None (inherit the parent's) when unset or not a mode (one warning)."""
+    if value is None:
+        return None
+    if isinstance(value, str) and value.strip() in MODES:
+        return value.strip()
+    log.warning(f"{label}: permissionMode should be one of {', '.join(MODES)}, not {_short(value)}; "
+                "it runs in the mode it is started in")
+    return None
 
 
 def _max_turns(value: Any, label: str) -> int | None:

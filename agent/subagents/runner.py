@@ -42,8 +42,9 @@ def subagent_spec(
     (plus any preloaded skills and the environment note), its filtered tools with its `own` MCP
     tools (see agent.subagents.servers: kept whatever its `tools` say, replacing a session tool of
     the same name), the first model of `models` > the definition's > CLAUDE_CODE_SUBAGENT_MODEL >
-    the main model, and the parent's permission policy (a subagent may do no more than its parent)
-    plus the `granted` rules."""
+    the main model, and the parent's permission policy (its rules: a subagent may do no more than
+    its parent allows) in the mode its permissionMode and the parent's combine to (see
+    agent.permissions.modes), plus the `granted` rules."""
     depth = parent.depth + 1
     extra = {tool.name: tool for tool in own}
     tools = session.tools_for(depth, exclude_skill, definition.spawnable_types)
@@ -52,7 +53,8 @@ def subagent_spec(
         names = filter_tools([tool.name for tool in tools], definition, {tool.name for tool in own})
     except ValueError as exc:
         raise ToolError(str(exc)) from None
-    policy = grant(parent.policy, granted)
+    own_mode = parent.policy.for_agent(definition.permission_mode) if parent.policy is not None else None
+    policy = grant(own_mode, granted)
     try:
         body = definition.prompt
     except OSError as error:

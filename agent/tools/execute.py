@@ -119,7 +119,8 @@ def _permission_refusal(call: ToolCall, tool: Tool, context: Any, gate: Any = No
     `approver` when it has one (`approver(agent, call_id, tool, arguments)`: the person in
     interactive mode, a replay's recorded answers): once, always (its rule is added for the rest of
     the session), or no. With no approver, or no answer (a replay whose recording was not asked),
-    nobody can be asked, as in -p mode, and such a call is refused. A hook's allow stands in for
+    nobody can be asked, as in -p mode, and such a call is refused; so it is in dontAsk mode, which
+    never asks (nor does a plan-mode subagent that declared dontAsk). A hook's allow stands in for
     the approval a call needs, never for a deny or an ask rule, a sensitive file or a command the
     analysis cannot be sure of."""
     policy = getattr(getattr(context, "agent", None), "policy", None)
@@ -142,7 +143,7 @@ def _permission_refusal(call: ToolCall, tool: Tool, context: Any, gate: Any = No
         decision = dataclasses.replace(_HOOK_ASKS, reason=gate.message)
     if decision.allowed:
         return None, None
-    approver = getattr(session, "approver", None)
+    approver = getattr(session, "approver", None) if getattr(policy, "asks", True) else None  # dontAsk asks no one
     approval = None
     if approver is not None and decision.kind in ("approval", "ask", "could_ask", "sensitive", "uncertain"):
         approval = _ask(approver, call, context)
