@@ -63,9 +63,9 @@ def reviewer(agent):
 def test_agent_result_carries_the_agent_id_and_explore_none(agent):
     reviewer(agent)
     agent.script(
-        call("Agent", description="Review", prompt="Review a.py.", subagent_type="reviewer"),
+        call("Agent", description="Review", prompt="Review a.py.", subagent_type="reviewer", run_in_background=False),
         text("a.py is fine"),
-        call("Agent", description="Look", prompt="Find a.py.", subagent_type="Explore"),
+        call("Agent", description="Look", prompt="Find a.py.", subagent_type="Explore", run_in_background=False),
         text("found a.py"),
         text("done"),
     )
@@ -85,7 +85,7 @@ def test_agent_result_carries_the_agent_id_and_explore_none(agent):
 def test_send_message_continues_a_finished_agent_with_its_history(agent):
     reviewer(agent)
     agent.script(
-        call("Agent", description="Review", prompt="Review a.py.", subagent_type="reviewer"),
+        call("Agent", description="Review", prompt="Review a.py.", subagent_type="reviewer", run_in_background=False),
         call("Read", file_path="a.py"),
         text("a.py sets x"),
         send("Is x used anywhere?", summary="ask about x"),
@@ -107,7 +107,7 @@ def test_send_message_continues_a_finished_agent_with_its_history(agent):
 def test_an_agent_is_continued_after_resume_by_id_and_by_name(agent):
     reviewer(agent)
     agent.script(
-        call("Agent", description="Review", prompt="Review a.py.", subagent_type="reviewer"),
+        call("Agent", description="Review", prompt="Review a.py.", subagent_type="reviewer", run_in_background=False),
         text("a.py sets x to 1"),
         text("Reviewed."),
     )
@@ -131,9 +131,9 @@ def test_an_agent_is_continued_after_resume_by_id_and_by_name(agent):
 def test_a_name_now_held_by_another_agent_is_refused_naming_it(agent):
     reviewer(agent)
     agent.script(
-        call("Agent", description="Review", prompt="Review a.py.", subagent_type="reviewer"),
+        call("Agent", description="Review", prompt="Review a.py.", subagent_type="reviewer", run_in_background=False),
         text("first review"),
-        call("Agent", description="Review again", prompt="Review a.py again.", subagent_type="reviewer"),
+        call("Agent", description="Review again", prompt="Review a.py again.", subagent_type="reviewer", run_in_background=False),
         text("second review"),
         send("Which review?", to="reviewer"),
         lambda request: text("Refused: " + request.tool_results()[0]),
@@ -150,7 +150,7 @@ def test_a_turn_limited_report_says_a_message_lets_the_agent_go_on(agent):
     agent.agent_file("reviewer.md", "reviewer", "Reviews code.", REVIEWER, "tools: Read\nmaxTurns: 1")
     agent.write("a.py", "x = 1\n")
     agent.script(
-        call("Agent", description="Review", prompt="Review a.py.", subagent_type="reviewer"),
+        call("Agent", description="Review", prompt="Review a.py.", subagent_type="reviewer", run_in_background=False),
         call("Read", "Reading a.py first.", file_path="a.py"),
         send("Go on."),
         call("Read", "Reading again.", file_path="a.py"),
@@ -168,7 +168,7 @@ def test_a_turn_limited_report_says_a_message_lets_the_agent_go_on(agent):
 def test_send_message_works_without_session_persistence(agent):
     reviewer(agent)
     agent.script(
-        call("Agent", description="Review", prompt="Review a.py.", subagent_type="reviewer"),
+        call("Agent", description="Review", prompt="Review a.py.", subagent_type="reviewer", run_in_background=False),
         text("a.py sets x"),
         send("Anything else?"),
         text("nothing else"),
