@@ -39,10 +39,13 @@ as its writer most plausibly meant it, and each such rule is one warning naming 
 
 Order of decision: a deny rule refuses (in every mode); an ask rule refuses, since no one can answer in
 -p mode, except in bypassPermissions; plan mode refuses anything that is not read-only; an allow rule
-approves; bypassPermissions approves; read-only tools and Agent need no approval; acceptEdits
+approves; bypassPermissions approves; read-only tools and Agent need no approval (Agent does in
+dontAsk, as the seed says: an `Agent` or `Agent(name)` allow rule); acceptEdits
 approves edits inside the workspace and the additional directories (at their real paths, never a
 sensitive file, which only a rule naming it or bypass approves); everything else needs approval,
-which -p mode cannot give (dontAsk and auto decide as default does; dontAsk's refusal says so).
+which -p mode cannot give (dontAsk and auto decide as default does; dontAsk's refusal says so, and
+dontAsk never asks, even interactively). `modes` says which mode a subagent runs in, from its
+definition's permissionMode and its parent's mode.
 
 May import: `errors` only. Every layer above may use it.
 """
