@@ -178,6 +178,8 @@ def build_session(args: argparse.Namespace, environment: Environment, observer=N
     policy = load_policy(cwd, home, args.permission_mode, args.allowed_tools, args.disallowed_tools,
                          args.dangerously_skip_permissions, extra_settings=args.settings,
                          extra_directories=added, trusted=trusted, sources=policy_sources)
+    if as_agent is not None and as_agent.permission_mode:  # the session's agent's mode, combined as a subagent's
+        policy = policy.for_agent(as_agent.permission_mode)
     memory = load_memory(cwd, home, sources)
     if args.record and (warning := home_content_warning(found, agents.values(), memory, home, policy_sources)):
         log.warning("%s", warning)

@@ -120,16 +120,25 @@ def agent_from_fields(fields: dict[str, Any], path: Path, source: str = "project
     return _definition(name, description, prompt, fields, _FILE_FIELDS, source, path)
 
 
+WIDENING_MODES = ("acceptEdits", "bypassPermissions", "auto")  # a permissionMode that lets an agent do more
+
+
 def without_project_hooks(agents: dict[str, AgentDefinition], cwd: Path, home: Path) -> dict[str, AgentDefinition]:
     """`agents` for a workspace that is not trusted: a project agent's frontmatter `hooks` never
-    run (the repository would be running its own commands), in one warning naming the first few."""
-    withheld = [name for name, definition in agents.items() if definition.source == "project" and definition.hooks]
-    if not withheld:
-        return agents
-    names = ", ".join(repr(name) for name in withheld[:3]) + (f" and {len(withheld) - 3} more" if len(withheld) > 3 else "")
-    kind = "the project agent" if len(withheld) == 1 else f"{len(withheld)} project agents"
-    log.warning(f"Ignoring the hooks of {kind} {names}: " + how_to_trust(home, cwd))
-    return {name: replace(definition, hooks=None) if name in withheld else definition for name, definition in agents.items()}
+    run (the repository would be running its own commands) and a `permissionMode` that grants
+    more than its parent has is dropped (the repository would be approving its own edits), each in
+    one warning naming the first few."""
+    for field, what, unsafe in (("hooks", "hooks", lambda d: bool(d.hooks)),
+                                ("permission_mode", "permissionMode", lambda d: d.permission_mode in WIDENING_MODES)):
+        withheld = [name for name, definition in agents.items() if definition.source == "project" and unsafe(definition)]
+        if not withheld:
+            continue
+        names = ", ".join(repr(name) for name in withheld[:3]) + (f" and {len(withheld) - 3} more" if len(withheld) > 3 else "")
+        kind = "the project agent" if len(withheld) == 1 else f"{len(withheld)} project agents"
+        log.warning(f"Ignoring the {what} of {kind} {names}: " + how_to_trust(home, cwd))
+        agents = {name: replace(definition, **{field: None}) if name in withheld else definition
+                  for name, definition in agents.items()}
+    return agents
 
 
 def parse_cli_agents(value: str, cwd: Path | None = None) -> dict[str, AgentDefinition]:
