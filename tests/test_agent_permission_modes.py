@@ -28,8 +28,9 @@ def start_writer(**arguments):
 
 
 def writer(agent, mode: str | None) -> None:
-    """A project agent `writer` declaring `mode` (None: no permissionMode), scripted to Write out.txt."""
-    agent.agent_file("writer.md", "writer", "Writes files.", BODY, f"permissionMode: {mode}" if mode else "")
+    """A user agent `writer` declaring `mode` (None: no permissionMode), scripted to Write out.txt."""
+    # the user's own agent: a project agent's wider permissionMode needs a trusted workspace
+    agent.agent_file("writer.md", "writer", "Writes files.", BODY, f"permissionMode: {mode}" if mode else "", user=True)
     agent.route(TASK, call("Write", file_path="out.txt", content="hi\n"), text("writer done"))
 
 
@@ -175,3 +176,16 @@ def test_a_bad_permission_mode_is_one_warning_and_the_agent_inherits(agent):
     assert run.exit_code == 0 and not (agent.workspace / "out.txt").exists()
     assert run.stderr.count("permissionMode should be one of default, acceptEdits") == 1
     assert APPROVAL_REFUSAL in writer_results(run)
+
+
+def test_an_untrusted_project_agent_cannot_give_itself_a_wider_mode(agent):
+    agent.settings({})  # default mode
+    agent.agent_file("writer.md", "writer", "Writes files.", BODY, "permissionMode: acceptEdits")
+    agent.route(TASK, call("Write", file_path="out.txt", content="hi\n"), text("writer done"))
+    agent.route(TASK, call("Write", file_path="out.txt", content="hi\n"), text("writer done"))
+    agent.script(start_writer(), text("done"), start_writer(), text("done"))
+    untrusted = agent.run("Write it.")
+    assert "Ignoring the permissionMode of the project agent 'writer'" in untrusted.stderr
+    assert not (agent.workspace / "out.txt").exists() and APPROVAL_REFUSAL in writer_results(untrusted)
+    trusted = agent.run("Write it.", "--trust-workspace")
+    assert "permissionMode" not in trusted.stderr and (agent.workspace / "out.txt").read_text() == "hi\n"

@@ -118,8 +118,8 @@ SCENARIOS = {  # how each session is recorded, and the scripted model's part in 
     "context": (recorded_context, lambda model: model.script(call("Bash", command="echo original"), every_result)),
     "subagent": (recorded_with_a_subagent, lambda model: (
         model.script(call("Bash", command="rm -f keep.txt"), call(
-            "Agent", description="Read it", prompt="Read keep.txt and report.", subagent_type="general-purpose"),
-            text("Done.")),
+            "Agent", description="Read it", prompt="Read keep.txt and report.", subagent_type="general-purpose",
+            run_in_background=False), text("Done.")),
         model.route("Read keep.txt and report.", call("Read", file_path="keep.txt"), text("keep.txt says precious.")))),
 }
 

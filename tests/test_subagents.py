@@ -111,7 +111,7 @@ def test_max_turns_returns_a_partial_result(agent):
     )
     run = agent.run("Use the slow agent.", "--output-format", "json")
     result = json.loads(run.stdout)
-    assert result["subtype"] == "success" and result["result"].startswith("[partial result")
+    assert result["subtype"] == "success" and result["result"].startswith("NOTE: this agent stopped at its")
     assert "Still counting: 2 files." in json.dumps(run.payloads[-1])
     assert result["subagents"][0]["subtype"] == "error_max_turns" and result["subagents"][0]["turns"] == 2
 
