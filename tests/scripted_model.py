@@ -18,6 +18,18 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable
 
 
+class _QuietServer(ThreadingHTTPServer):
+    """A server that says nothing when a client went away mid-reply (a run that gave up on a slow
+    reply, or was interrupted): socketserver would print a traceback to the stderr of whichever
+    test of the worker is running then, and that test reads its stderr."""
+
+    def handle_error(self, request, client_address) -> None:
+        import sys
+
+        if not isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError)):
+            super().handle_error(request, client_address)
+
+
 @dataclass
 class Call:
     name: str
@@ -142,7 +154,7 @@ class ScriptedModel:
         self._routes: dict[str, list[ScriptedReply | Script]] = {}
         self._lock = threading.Lock()
         self._ids = 0
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self._server = _QuietServer(("127.0.0.1", 0), self._handler())
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
         self._thread.start()
