@@ -124,7 +124,7 @@ def build_session(args: argparse.Namespace, environment: Environment, observer=N
     from agent.session import Session
     from agent.skills.cache import FrontmatterCache, cache_path
     from agent.skills.discovery import discover_skills, without_project_grants
-    from agent.subagents.discovery import discover_agents, without_project_hooks
+    from agent.subagents.discovery import agents_without_project_grants, discover_agents
     from agent.subagents.servers import live_starter, project_inline_servers, withheld_servers
     from agent.workspace import Workspace
 
@@ -169,7 +169,7 @@ def build_session(args: argparse.Namespace, environment: Environment, observer=N
     args.workspace_trusted = trusted  # a recording says so, for its replays
     skills = {skill.name: skill for skill in (found if trusted else without_project_grants(found, cwd, home))}
     if not trusted:
-        agents = without_project_hooks(agents, cwd, home)
+        agents = agents_without_project_grants(agents, cwd, home)
     agents = withheld_servers(agents, cwd, home, trusted, args.strict_mcp_config)  # inline ones run commands too
     as_agent = session_agent(args, agents, cwd, home, sources)  # --agent, a resumed session's, or the settings'
     cache.report()

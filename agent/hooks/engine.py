@@ -124,8 +124,6 @@ class Hooks:
     def _answer(self, name: str, event: str, command: str, entry: dict[str, Any], agent: str,
                 answering: bool, ids: dict[str, str]) -> Answer:
         run = HookRun.from_entry(entry)
-        duration = entry.get("duration_ms", 0)
-        run = HookRun(run.exit_code, run.stdout, run.stderr, duration if isinstance(duration, int) else 0, run.timed_out)
         answer = read_answer(event, command, run)
         self._narrate(name, command, answer, agent, answering)
         outcome = "blocked" if answer.block is not None else "error" if answer.error else "success"

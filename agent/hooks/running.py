@@ -34,10 +34,13 @@ class HookRun:
 
     @classmethod
     def from_entry(cls, entry: dict[str, Any]) -> "HookRun":
-        """A recorded run (fields of the wrong type read as absent: a cassette is untrusted)."""
-        code = entry.get("exit_code")
+        """A run as an entry holds it (a live run's carries its duration; a recorded one's does not),
+        fields of the wrong type read as absent: a cassette is untrusted."""
+        code, duration = entry.get("exit_code"), entry.get("duration_ms")
         return cls(code if isinstance(code, int) and not isinstance(code, bool) else None,
-                   _text(entry.get("stdout")), _text(entry.get("stderr")), 0, entry.get("timed_out") is True)
+                   _text(entry.get("stdout")), _text(entry.get("stderr")),
+                   duration if isinstance(duration, int) and not isinstance(duration, bool) else 0,
+                   entry.get("timed_out") is True)
 
 
 def run_hook(command: str, hook_input: dict[str, Any], cwd: Path, timeout_s: float,

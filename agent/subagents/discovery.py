@@ -123,7 +123,7 @@ def agent_from_fields(fields: dict[str, Any], path: Path, source: str = "project
 WIDENING_MODES = ("acceptEdits", "bypassPermissions", "auto")  # a permissionMode that lets an agent do more
 
 
-def without_project_hooks(agents: dict[str, AgentDefinition], cwd: Path, home: Path) -> dict[str, AgentDefinition]:
+def agents_without_project_grants(agents: dict[str, AgentDefinition], cwd: Path, home: Path) -> dict[str, AgentDefinition]:
     """`agents` for a workspace that is not trusted: a project agent's frontmatter `hooks` never
     run (the repository would be running its own commands) and a `permissionMode` that grants
     more than its parent has is dropped (the repository would be approving its own edits), each in
