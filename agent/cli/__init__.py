@@ -72,6 +72,8 @@ def _main(argv: list[str], stdin: IO | None) -> int:
         if "HOME" in os.environ:
             env["HOME"] = os.environ["HOME"]
         stdin = sys.stdin if stdin is None else stdin
+        if args.input_format == "stream-json":  # the Agent SDK drives the session (agent.cli.sdk)
+            return _sdk_session(args, env, stdin)
         if not args.print and not args.replay and output_format == "text" and is_terminal(stdin):
             from agent.cli.interactive import run_interactive  # prompt_toolkit and rich: only here
 
@@ -112,6 +114,18 @@ def _main(argv: list[str], stdin: IO | None) -> int:
     unmet = ended.unmet()
     _report_unmet(unmet)
     return 1 if problem or lost or unmet else 0
+
+
+def _sdk_session(args, env, stdin) -> int:
+    """A session driven by the Agent SDK: its lines (the results included) are its own, so a
+    failure is one line on stderr and the exit code, never a second result."""
+    from agent.cli.sdk.driver import run_sdk
+
+    try:
+        return run_sdk(args, env, stdin)
+    except AgentError as exc:
+        print(shown(f"error: {exc}", sys.stderr), file=sys.stderr)
+        return exc.exit_code
 
 
 def _report_unmet(unmet: list[str]) -> None:

@@ -37,6 +37,12 @@ def build_parser() -> argparse.ArgumentParser:
     add("-p", "--print", action="store_true", help="print the answer and exit (the only mode without a terminal)")
     add("--output-format", choices=["text", "json", "stream-json"], default="text",
         help="text (default), one JSON result object, or JSON lines as the run goes (stream-json needs --verbose)")
+    add("--input-format", choices=["text", "stream-json"], default="text",
+        help="text (default: the prompt as an argument or piped in), or stream-json: user and control messages as "
+             "JSON lines on stdin, as the Agent SDK sends them (needs --output-format stream-json)")
+    add("--permission-prompt-tool", metavar="TOOL",
+        help="who is asked about a call that needs approval: stdio asks the Agent SDK (can_use_tool, with "
+             "--input-format stream-json)")
     add("--include-partial-messages", action="store_true", help="with stream-json: also each piece of text as it streams")
     add("--include-hook-events", action="store_true",
         help="with stream-json: also every hook's start and answer (SessionStart's are always shown)")
@@ -44,6 +50,17 @@ def build_parser() -> argparse.ArgumentParser:
     add("--provider", choices=["openrouter", "anthropic"], help="model provider (default: from the environment)")
     add("--model", help="model id or alias: haiku, sonnet, opus, best, opusplan, default (default: AGENT_MODEL, else the provider's default)")
     add("--max-turns", type=int, default=None, metavar="N", help="stop after N model replies (default 100)")
+    add("--tools", metavar="TOOLS", help='the built-in tools offered, comma-separated ("Read,Bash"); "" for none, '
+                                         '"default" for all')
+    add("--max-budget-usd", metavar="USD", help="stop once the run has cost more than USD (every request, subagents' too)")
+    add("--task-budget", metavar="TOKENS", help=argparse.SUPPRESS)  # the SDK's; accepted, not used
+    add("--fallback-model", metavar="MODEL", help="the model to switch to when the main one is overloaded or unavailable")
+    add("--betas", metavar="BETAS", help=argparse.SUPPRESS)  # the SDK's (Anthropic beta headers); accepted
+    add("--effort", metavar="LEVEL", help="reasoning effort: low, medium, high, xhigh or max (models that have it)")
+    add("--thinking", choices=["adaptive", "enabled", "disabled"], help=argparse.SUPPRESS)  # the SDK's ThinkingConfig
+    add("--max-thinking-tokens", type=int, metavar="N", help=argparse.SUPPRESS)  # hidden in Claude Code too
+    add("--thinking-display", metavar="DISPLAY", help=argparse.SUPPRESS)
+    add("--json-schema", metavar="JSON", help="a JSON Schema the final answer must fit (structured_output in JSON results)")
     add("--system-prompt", metavar="TEXT", help="replace the agent's instructions in the system prompt")
     add("--system-prompt-file", metavar="FILE", help="--system-prompt, read from FILE")
     add("--append-system-prompt", metavar="TEXT", help="add TEXT at the end of the system prompt")
@@ -51,6 +68,10 @@ def build_parser() -> argparse.ArgumentParser:
     add("-c", "--continue", dest="continue_session", action="store_true", help="continue the latest session of this folder")
     add("-r", "--resume", metavar="SESSION_ID", help="continue the session SESSION_ID")
     add("--session-id", metavar="UUID", help="the id of this new session")
+    add("--fork-session", action="store_true", help="with --resume or --continue: continue in a new session id")
+    add("--resume-session-at", metavar="MESSAGE_ID", help=argparse.SUPPRESS)  # the SDK's; accepted
+    add("--plugin-dir", dest="plugin_dirs", action="append", default=[], metavar="DIR", help=argparse.SUPPRESS)
+    add("--session-mirror", action="store_true", help=argparse.SUPPRESS)  # the SDK's session_store; accepted
     add("--agents", metavar="JSON", help="extra subagent definitions: a JSON object, or a path to a JSON file")
     add("--agent", metavar="NAME", help="run the session as the agent NAME (its prompt, tools, model and "
                                          "permission mode; default: the settings' agent field)")
@@ -118,6 +139,13 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
         raise UsageError("--ignore, --scrub and --match say what a replay compares: they need --replay CASSETTE")
     if args.include_partial_messages and args.output_format != "stream-json":
         raise UsageError("--include-partial-messages works only with --output-format stream-json")
+    if args.input_format == "stream-json" and args.output_format != "stream-json":
+        raise UsageError("--input-format stream-json needs --output-format stream-json, as in Claude Code")
+    if args.permission_prompt_tool is not None and args.permission_prompt_tool != "stdio":
+        raise UsageError(f"--permission-prompt-tool {args.permission_prompt_tool}: only stdio (the Agent SDK's "
+                         "can_use_tool, with --input-format stream-json) is supported")
+    if args.permission_prompt_tool == "stdio" and args.input_format != "stream-json":
+        raise UsageError("--permission-prompt-tool stdio needs --input-format stream-json")
     if args.include_hook_events and args.output_format != "stream-json":
         raise UsageError("--include-hook-events works only with --output-format stream-json")
     return args

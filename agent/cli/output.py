@@ -10,10 +10,18 @@ import time
 import uuid
 from typing import Any
 
+from agent import __version__
 from agent.cli.visible import json_shown
 from agent.conversation import Stop, Usage
 from agent.model.limits import context_window
-from agent.model.pricing import total_cost_usd
+from agent.model.pricing import cost_usd, total_cost_usd
+
+# The Claude Code release whose stream-json lines these are: the Agent SDK reads it from the init
+# line (and only warns below 2.0.0); our own version follows it in `agent_version`.
+CLAUDE_CODE_VERSION = "2.1.332"
+# Everything written to stdout in stream-json goes through this lock, one whole line at a time:
+# subagents run in threads and the Agent SDK's control channel writes its own frames.
+STDOUT_LOCK = threading.Lock()
 
 
 def incomplete_because(result, session) -> str | None:
@@ -39,12 +47,15 @@ def incomplete_because(result, session) -> str | None:
 
 def result_object(
     subtype: str, text: str, turns: int, started: float, session=None, stop_reason: str | None = None,
-    is_error: bool | None = None, terminal_reason: str | None = None,
+    is_error: bool | None = None, terminal_reason: str | None = None, usage: Usage | None = None,
+    errors: list[str] | None = None,
 ) -> dict[str, Any]:
     """The result of a run, as Claude Code's `--output-format json` has it; `session` is None
     when the run failed before one was built. `stop_reason` is the last reply's; `is_error`
-    defaults to "not a success", and an incomplete success (`incomplete_because`) is one too."""
-    usage = session.client.usage if session else Usage()
+    defaults to "not a success", and an incomplete success (`incomplete_because`) is one too.
+    `usage` is the run's by default (a turn's, for one turn of an Agent SDK conversation; the cost
+    stays the session's so far, as Claude Code reports it); `errors` what went wrong, in words."""
+    usage = usage if usage is not None else session.client.usage if session else Usage()
     result: dict[str, Any] = {
         "type": "result",
         "subtype": subtype,
@@ -59,7 +70,13 @@ def result_object(
         # which Claude Code's result lacks: what each subagent run cost, in start order
         "subagents": session.subagent_runs if session else [],
         "permission_denials": session.permission_denials if session else [],
+        "modelUsage": model_usage(session) if session else {},
+        "uuid": str(uuid.uuid4()),
     }
+    if errors is None and subtype == "error_max_turns":
+        errors = [f"Reached maximum number of turns ({turns})"]
+    if errors:
+        result["errors"] = errors
     if terminal_reason:
         result["terminal_reason"] = terminal_reason
     if session is not None and session.hooks is not None:  # which Claude Code's result lacks: what hooks did
@@ -67,6 +84,16 @@ def result_object(
     if session is not None:
         result["session_id"] = session.session_id
     return result
+
+
+def model_usage(session) -> dict[str, dict[str, Any]]:
+    """What each model of the run used and cost, in Claude Code's `modelUsage` fields."""
+    limits = session.client.limits
+    return {model: {"inputTokens": used.input_tokens, "outputTokens": used.output_tokens,
+                    "cacheReadInputTokens": used.cache_read_tokens, "cacheCreationInputTokens": used.cache_write_tokens,
+                    "webSearchRequests": 0, "costUSD": cost_usd(model, used) or 0,
+                    "contextWindow": context_window(model) or 0, "maxOutputTokens": limits.max_tokens(model)}
+            for model, used in session.client.usage_by_model.items()}
 
 
 def print_json(subtype: str, text: str, turns: int, started: float, session=None, **ending) -> None:
@@ -107,7 +134,11 @@ class StreamJson:
                       "mcp_servers": session.mcp.status() if session.mcp is not None else [],
                       "permissionMode": getattr(agent.policy, "mode", "default"),
                       "slash_commands": [name for name, s in session.skills.items() if s.user_invocable],
-                      "agents": list(session.agents)}
+                      "apiKeySource": "none" if session.client is None else session.client.provider.key_variable,
+                      "claude_code_version": CLAUDE_CODE_VERSION, "agent_version": __version__,
+                      "output_style": "default", "agents": list(session.agents),
+                      "skills": [name for name, s in session.skills.items() if s.model_invocable],
+                      "plugins": [], "uuid": str(uuid.uuid4())}
 
     def watch_hooks(self, session) -> None:
         """Print the session's hook events as Claude Code does (see `hook`)."""
@@ -173,7 +204,8 @@ class StreamJson:
         self._print(result_object(subtype, text, turns, started, session, **ending))
 
     def _origin(self, agent) -> dict[str, Any]:
-        return {"parent_tool_use_id": agent.parent_tool_use_id, "session_id": self.session.session_id}
+        return {"parent_tool_use_id": agent.parent_tool_use_id, "session_id": self.session.session_id,
+                "uuid": str(uuid.uuid4())}
 
     def _print(self, line: dict[str, Any], early: bool = False) -> None:
         """Write `line`, after the pending `init` line unless the line is `early` (a prompt's hook line)."""
@@ -181,6 +213,12 @@ class StreamJson:
             lines = [line] if early or self._init is None else [self._init, line]
             if not early:
                 self._init = None
-            for each in lines:
-                sys.stdout.write(json_shown(json.dumps(each, ensure_ascii=False), sys.stdout) + "\n")
-            sys.stdout.flush()
+            write_lines(lines)
+
+
+def write_lines(lines: list[dict[str, Any]]) -> None:
+    """Write each of `lines` as one line of JSON on stdout, together and flushed."""
+    with STDOUT_LOCK:
+        for each in lines:
+            sys.stdout.write(json_shown(json.dumps(each, ensure_ascii=False), sys.stdout) + "\n")
+        sys.stdout.flush()

@@ -1,0 +1,72 @@
+"""What the Agent SDK reads of a session: the stream-json lines (`agent.cli.output.StreamJson`),
+plus the `session_state_changed` frames it asks for with CLAUDE_CODE_SDK_READS_SESSION_STATE
+(marked `sdk_host_only`: the SDK uses them to know when the run is over and swallows them), and
+what an interrupted turn leaves, in Claude Code's words."""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from typing import Any
+
+from agent.cli.output import StreamJson
+
+# What Claude Code tells the model (and the SDK) about a tool call an interrupt stopped.
+INTERRUPTED_CALL = ("The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a "
+                    "file edit, the new_string was NOT written to the file). STOP what you are doing and wait for "
+                    "the user to tell you how to proceed. Note: this call was stopped while running, so it may "
+                    "have had partial effects.")
+INTERRUPTED_TURN = "[Request interrupted by user for tool use]"
+INTERRUPTED_REPLY = "[Request interrupted by user]"
+
+
+class SdkStream(StreamJson):
+    """The stream-json lines of an SDK session, with session-state frames when `states` (the SDK
+    asked for them), and the main conversation's tool calls still without a result tracked, so
+    an interrupt can answer them as Claude Code does."""
+
+    def __init__(self, partial: bool = False, hook_events: bool = False, states: bool = False) -> None:
+        super().__init__(partial, hook_events)
+        self.states = states
+        self._open_calls: dict[str, None] = {}  # the main conversation's tool_use ids without a result yet
+        self._calls_lock = threading.Lock()
+
+    def state(self, state: str) -> None:
+        """The session is `running`, `requires_action` (a question to the SDK) or `idle`."""
+        if self.states and self.session is not None:
+            self._print({"type": "system", "subtype": "session_state_changed", "state": state,
+                         "sdk_host_only": True, "uuid": str(uuid.uuid4()), "session_id": self.session.session_id},
+                        early=True)
+
+    def message(self, agent, message: dict[str, Any]) -> None:
+        if agent.depth == 0 and isinstance(message.get("content"), list):
+            with self._calls_lock:
+                for block in message["content"]:
+                    if not isinstance(block, dict):
+                        continue
+                    if block.get("type") == "tool_use":
+                        self._open_calls[str(block.get("id"))] = None
+                    elif block.get("type") == "tool_result":
+                        self._open_calls.pop(str(block.get("tool_use_id")), None)
+        super().message(agent, message)
+
+    def new_turn(self, session, agent) -> None:
+        """A turn starts: its `init` line (Claude Code sends one per turn) and no calls open."""
+        with self._calls_lock:
+            self._open_calls = {}
+        self.start(session, agent)
+
+    def interrupted(self) -> None:
+        """An interrupt stopped the turn: each call it left open gets Claude Code's refusal as its
+        result, then the user's interruption is said, as Claude Code's stream shows them."""
+        with self._calls_lock:
+            calls, self._open_calls = list(self._open_calls), {}
+        origin = {"parent_tool_use_id": None, "session_id": self.session.session_id}
+        if calls:
+            results = [{"type": "tool_result", "tool_use_id": call, "content": INTERRUPTED_CALL, "is_error": True}
+                       for call in calls]
+            self._print({"type": "user", "message": {"role": "user", "content": results}, **origin,
+                         "uuid": str(uuid.uuid4())})
+        text = INTERRUPTED_TURN if calls else INTERRUPTED_REPLY
+        self._print({"type": "user", "message": {"role": "user", "content": [{"type": "text", "text": text}]},
+                     **origin, "uuid": str(uuid.uuid4())})
