@@ -196,6 +196,17 @@ class Harness:
             pytest.fail(f"the replay of {cassette.name} drifted from its cassette (re-record it): {err.strip()[-600:]}")
         return Run(code, out, err, cassette)
 
+    def next_cassette(self) -> tuple[Path, str]:
+        """The cassette of this test's next run and how the run uses it ("record" or "replay"), for
+        runs the test starts itself (the Agent SDK starting the CLI: tests/sdk_session.py)."""
+        self._runs += 1
+        return self.cassette_path(self._runs), "record" if self.recording else "replay"
+
+    def drifted(self, cassette: Path, stderr: str) -> None:
+        """Fail the test when a replay's `stderr` says it drifted from `cassette` (see run_argv)."""
+        if not self.recording and any(sign in stderr for sign in DRIFTED):
+            pytest.fail(f"the replay of {cassette.name} drifted from its cassette (re-record it): {stderr.strip()[-600:]}")
+
     def replay(self, *flags: str, cwd: Path | None = None, number: int = 1, cassette: Path | None = None) -> Run:
         """Replay this test's cassette `number` (or a copy of it, `cassette`) as a user would
         (`--replay CASSETTE *flags`, no prompt), in `cwd` (the workspace by default); never records."""
