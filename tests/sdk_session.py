@@ -46,7 +46,12 @@ class SdkRun:
     @property
     def payloads(self) -> list[dict]:
         """Every request the session sent, in order, as the cassette holds them."""
-        return [json.loads(json.dumps(i.request)) for i in read_cassette(str(self.cassette)).interactions]
+        return payloads_in(self.cassette)
+
+
+def payloads_in(cassette: Path) -> list[dict]:
+    """Every request a session sent, in order, as its cassette holds them."""
+    return [json.loads(json.dumps(i.request)) for i in read_cassette(str(cassette)).interactions]
 
 
 def sdk_options(agent, stderr: list[str] | None = None, extra_args: dict[str, str | None] | None = None,

@@ -1,7 +1,8 @@
 """What the Agent SDK reads of a session: the stream-json lines (`agent.cli.output.StreamJson`),
 plus the `session_state_changed` frames it asks for with CLAUDE_CODE_SDK_READS_SESSION_STATE
-(marked `sdk_host_only`: the SDK uses them to know when the run is over and swallows them), and
-what an interrupted turn leaves, in Claude Code's words."""
+(marked `sdk_host_only`: the SDK uses them to know when the run is over and swallows them), each
+subagent's task frames (agent.cli.sdk.tasks), and what an interrupted turn leaves, in Claude
+Code's words."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import uuid
 from typing import Any
 
 from agent.cli.output import StreamJson
+from agent.cli.sdk.tasks import Tasks
 
 # What Claude Code tells the model (and the SDK) about a tool call an interrupt stopped.
 INTERRUPTED_CALL = ("The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a "
@@ -22,14 +24,17 @@ INTERRUPTED_REPLY = "[Request interrupted by user]"
 
 class SdkStream(StreamJson):
     """The stream-json lines of an SDK session, with session-state frames when `states` (the SDK
-    asked for them), and the main conversation's tool calls still without a result tracked, so
-    an interrupt can answer them as Claude Code does."""
+    asked for them), its subagents' task frames, and the main conversation's tool calls still
+    without a result tracked, so an interrupt can answer them as Claude Code does."""
 
     def __init__(self, partial: bool = False, hook_events: bool = False, states: bool = False) -> None:
         super().__init__(partial, hook_events)
         self.states = states
         self._open_calls: dict[str, None] = {}  # the main conversation's tool_use ids without a result yet
         self._calls_lock = threading.Lock()
+        self.tasks = Tasks(self._subagent_frame, super().task)
+        # the tool_use_result of the tool-result frame this thread is writing (see `_print`)
+        self._result_of = threading.local()
 
     def state(self, state: str) -> None:
         """The session is `running`, `requires_action` (a question to the SDK) or `idle`."""
@@ -39,6 +44,9 @@ class SdkStream(StreamJson):
                         early=True)
 
     def message(self, agent, message: dict[str, Any]) -> None:
+        if agent.depth == 0 and message.get("role") == "user" and self.session is not None \
+                and self.session.cancelled.is_set():
+            return  # the results of calls an interrupt killed: `interrupted` answers them as Claude Code does
         if agent.depth == 0 and isinstance(message.get("content"), list):
             with self._calls_lock:
                 for block in message["content"]:
@@ -48,7 +56,39 @@ class SdkStream(StreamJson):
                         self._open_calls[str(block.get("id"))] = None
                     elif block.get("type") == "tool_result":
                         self._open_calls.pop(str(block.get("tool_use_id")), None)
-        super().message(agent, message)
+        self.tasks.seen(agent, message, self.session)
+        content = message.get("content")
+        if message.get("role") == "assistant" or not isinstance(content, list):
+            super().message(agent, message)
+            return
+        self._result_of.value = self.tasks.ended(message)  # a task's closing frames come before its result
+        try:
+            super().message(agent, message)
+        finally:
+            self._result_of.value = None
+
+    def task(self, kind: str, fields: dict[str, Any]) -> None:
+        """A background agent's task line (agent.subagents.background), noted so that its agent's
+        frames are not sent again as a foreground task's."""
+        if kind == "task_started":
+            self.tasks.launched(fields)
+        super().task(kind, fields)
+
+    def _origin(self, agent) -> dict[str, Any]:
+        origin = super()._origin(agent)
+        if agent.depth > 0 and (agent_id := self.tasks.agent_id(agent.parent_tool_use_id)):
+            origin["agent_id"] = agent_id  # Claude Code names the subagent on each of its frames
+        return origin
+
+    def _subagent_frame(self, frame: dict[str, Any], agent_id: str | None) -> None:
+        extra = {"agent_id": agent_id} if agent_id else {}
+        self._print({**frame, **extra, "session_id": self.session.session_id, "uuid": str(uuid.uuid4())})
+
+    def _print(self, line: dict[str, Any], early: bool = False) -> None:
+        result = getattr(self._result_of, "value", None)
+        if result is not None and line.get("type") == "user":  # the frame of an Agent call's result
+            line = {**line, "tool_use_result": result}
+        super()._print(line, early)
 
     def new_turn(self, session, agent) -> None:
         """A turn starts: its `init` line (Claude Code sends one per turn) and no calls open."""
@@ -61,6 +101,7 @@ class SdkStream(StreamJson):
         result, then the user's interruption is said, as Claude Code's stream shows them."""
         with self._calls_lock:
             calls, self._open_calls = list(self._open_calls), {}
+        self.tasks.stopped()
         origin = {"parent_tool_use_id": None, "session_id": self.session.session_id}
         if calls:
             results = [{"type": "tool_result", "tool_use_id": call, "content": INTERRUPTED_CALL, "is_error": True}
