@@ -19,6 +19,8 @@ _SCALARS = (str, int, float, bool, type(None))
 # 1,000 turns has about a million in all; this allows a few thousand turns and bounds the memory.
 MAX_REBUILT_MESSAGES = 20_000_000
 _TEXT_FIELDS = ("agent_version", "recorded_against", "provider", "wire", "model")
+# the setup's turns of an Agent SDK session that an interrupt stopped (left out of the interactions)
+INTERRUPTED_TURNS = "interrupted"
 
 
 def cassette_problem(data: Any) -> str | None:
@@ -166,6 +168,8 @@ def _setup_problem(setup: dict) -> str | None:
             return f"`{key}` must be text"
     if not (isinstance(setup.get("prompts", []), list) and all(isinstance(p, str) for p in setup.get("prompts", []))):
         return "`prompts` must be a list of texts"
+    if not _interrupted_fits(setup.get(INTERRUPTED_TURNS, [])):
+        return f"`{INTERRUPTED_TURNS}` must be a list of turns, each {{after: a number of turns, prompt: text}}"
     for key in ("options", "environment"):
         value = setup.get(key, {})
         if not (isinstance(value, dict) and all(isinstance(name, str) for name in value)):
@@ -180,6 +184,14 @@ def _setup_problem(setup: dict) -> str | None:
     if not json_like(setup):
         return "values must be JSON data (texts, numbers, lists, mappings)"
     return None
+
+
+def _interrupted_fits(turns: Any) -> bool:
+    """Whether an Agent SDK session's interrupted turns (agent.cli.sdk.driver) have their shape."""
+    return isinstance(turns, list) and all(
+        isinstance(turn, dict) and set(turn) == {"after", "prompt"} and isinstance(turn["prompt"], str)
+        and isinstance(turn["after"], int) and not isinstance(turn["after"], bool) and turn["after"] >= 0
+        for turn in turns)
 
 
 def _outcome_problem(setup: dict) -> str | None:

@@ -4,7 +4,8 @@ session's), the session built as for `-p`, then one turn per user message until 
 each turn's lines ending in its `result`. An interrupt stops the running turn as Ctrl-C stops one
 at the terminal and the session goes on; an error that ends a `-p` run ends the session the same
 way (its result line first). Recorded and replayed like an interactive session: the prompts (and
-the approvals given) go into the cassette, and an interrupted turn is left out of it."""
+the approvals given) go into the cassette, and an interrupted turn is left out of it (its prompt
+noted, so that a replay through the SDK ends that turn as the interrupt ended it)."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from agent.cli.sdk.channel import ENDED, Channel
 from agent.cli.sdk.frames import SdkStream
 from agent.conversation import Usage
 from agent.errors import AgentError, Interrupted, UsageError
+from agent.record.shape import INTERRUPTED_TURNS  # {after: how many turns finished before, prompt}
 
 log = logging.getLogger("agent")
 
@@ -146,6 +148,7 @@ def _converse(args, channel: Channel, session, conversation, stream: SdkStream, 
     from agent.hooks.events import session_end
 
     prompts: list[str] = []  # what a recording stores: the prompts of the turns that finished
+    stopped = list(recorded.setup.get(INTERRUPTED_TURNS) or []) if recorded else []  # the recording's interrupted turns
     code, last = 0, None
     with recording(args, session, environment, prompts, recorded=recorded) as taken:
         kept = taken if args.record else None
@@ -158,10 +161,15 @@ def _converse(args, channel: Channel, session, conversation, stream: SdkStream, 
                 if prompt is None:
                     continue
                 mark = kept.mark() if kept is not None else None
+                if stopped and stopped[0] == {"after": len(prompts), "prompt": prompt}:
+                    stopped.pop(0)  # replaying a turn an interrupt stopped when it was recorded
+                    _replayed_interrupt(session, conversation, stream, started)
+                    continue
                 result = _turn(session, conversation, stream, prompt, started)
                 if result is None:  # interrupted: left out of the recording, the session goes on
-                    if mark is not None:
+                    if mark is not None:  # noted, so that a replay ends this turn as it ended here
                         kept.leave_out_since(mark)
+                        kept.setup.setdefault(INTERRUPTED_TURNS, []).append({"after": len(prompts), "prompt": prompt})
                     continue
                 prompts.append(prompt)
                 ending.turned(result)
@@ -193,10 +201,7 @@ def _turn(session, conversation, stream: SdkStream, prompt: str, started: float)
     try:
         result = conversation.turn(prompt)
     except Interrupted:
-        stream.interrupted()
-        stream.result("error_during_execution", "", 0, started, session, is_error=True,
-                      stop_reason="tool_use", terminal_reason="aborted_tools", usage=_usage_since(session, before))
-        stream.state("idle")
+        _stopped(session, stream, started, before)
         return None
     except AgentError as exc:
         stream.result("error_during_execution", str(exc), 0, started, session, is_error=True,
@@ -213,6 +218,24 @@ def _turn(session, conversation, stream: SdkStream, prompt: str, started: float)
         log.error("%s", problem)
     stream.state("idle")
     return result
+
+
+def _stopped(session, stream: SdkStream, started: float, before: Usage) -> None:
+    """The end of a turn an interrupt stopped: its open calls answered, then its result."""
+    stream.interrupted()
+    stream.result("error_during_execution", "", 0, started, session, is_error=True,
+                  stop_reason="tool_use", terminal_reason="aborted_tools", usage=_usage_since(session, before))
+    stream.state("idle")
+
+
+def _replayed_interrupt(session, conversation, stream: SdkStream, started: float) -> None:
+    """A turn that an interrupt stopped when the session was recorded, replayed: it is not in the
+    cassette (its requests could not be answered), so it ends as it ended then, sending nothing.
+    The SDK application's own interrupt, if it sends one again, finds nothing running."""
+    log.info("this turn was interrupted when it was recorded: it ends the same way, with nothing sent")
+    stream.new_turn(session, conversation.agent)
+    stream.state("running")
+    _stopped(session, stream, started, _usage_now(session))
 
 
 def _usage_now(session) -> Usage:
