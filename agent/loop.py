@@ -2,16 +2,22 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import logging
 import threading
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
-from agent.conversation import Stop, ToolCall, Usage, tool_result
+from agent.conversation import Reply, Stop, ToolCall, Usage, tool_result, user_message
 from agent.errors import Interrupted
 from agent.hooks.events import halted, stopping
+from agent.model.fallback import ModelUnavailable, switch_line
+from agent.tools import structured_output as structured
 from agent.tools.base import Tool
 from agent.tools.execute import execute_all
+
+log = logging.getLogger("agent")
 
 
 @dataclass
@@ -37,12 +43,14 @@ class Result:
     incomplete: `stop_reason` says whether it was cut off, refused or out of context."""
 
     text: str
-    subtype: str  # "success" or "error_max_turns"
+    subtype: str  # "success", "error_max_turns" or "error_max_budget_usd"
     turns: int
     usage: Usage = field(default_factory=Usage)
     messages: list[dict[str, Any]] = field(default_factory=list)
     stop_reason: str = Stop.END  # of the last reply
-    terminal_reason: str | None = None  # "hook_stopped": a hook ended the run (continue: false)
+    # "hook_stopped": a hook ended the run (continue: false); "budget_exhausted": --max-budget-usd did
+    terminal_reason: str | None = None
+    structured_output: dict[str, Any] | None = None  # --json-schema: the object the model answered with
 
     @property
     def is_error(self) -> bool:
@@ -78,7 +86,11 @@ def run_loop(agent: AgentSpec, messages: list[dict[str, Any]], session: Any,
     conversation has background agents not yet reported on (it waits for them, and their
     notifications are sent) or a Stop (SubagentStop) hook blocks the end of a finished one: its
     reason is sent, and the model goes on.
-    A hook that answers `continue: false` ends the run once the tool results are in."""
+    A hook that answers `continue: false` ends the run once the tool results are in; so does a
+    StructuredOutput call (--json-schema) that was accepted: its object is the answer. A model
+    asked for structured output that answers in text only is reminded once. No request is sent
+    once the run has spent its --max-budget-usd; a model that cannot answer gives way to the
+    --fallback-model for the rest of the turn (see `_ask`)."""
     usage = Usage()
     schemas = [tool.schema() for tool in agent.tools.values()]
     context = ToolContext(session, agent)
@@ -91,9 +103,13 @@ def run_loop(agent: AgentSpec, messages: list[dict[str, Any]], session: Any,
     on_text = (lambda delta: agent.observer.text(agent, delta)) if watching else None
     cancelled = session.cancelled  # this turn's: a later turn has its own
     stop_hook_active = False  # a Stop hook already made the model go on
+    reminded = not structured.offered(agent.tools)  # to answer through StructuredOutput (once)
     for turn in range(1, agent.max_turns + 1):
         _check(cancelled)
-        reply = session.client.complete(agent.system, messages, schemas, agent.model, agent.name, on_text)
+        if session.budget is not None and session.budget.exhausted(session.client):
+            return Result(text, "error_max_budget_usd", turn - 1, usage, messages, stop, "budget_exhausted")
+        reply, agent = _ask(agent, messages, schemas, session, on_text)
+        context = context if context.agent is agent else ToolContext(session, agent)
         usage.add(reply.usage)
         if reply.blocks:  # an empty assistant turn could not be sent back
             _record(agent, _append(messages, reply.as_message()))
@@ -107,6 +123,10 @@ def run_loop(agent: AgentSpec, messages: list[dict[str, Any]], session: Any,
             elif stop == Stop.END and agent.depth == 0 and (notes := session.background.deliver(cancelled)):
                 _record(agent, _append(messages, notes))  # its background agents' reports: it goes on
                 continue
+            elif stop == Stop.END and not reminded:
+                reminded = True
+                _record(agent, _append(messages, user_message(structured.ENFORCE)))
+                continue
             elif stop == Stop.END and (feedback := stopping(session, agent, text, stop_hook_active)):
                 _record(agent, _append(messages, feedback))
                 stop_hook_active = True
@@ -119,9 +139,33 @@ def run_loop(agent: AgentSpec, messages: list[dict[str, Any]], session: Any,
             results = execute_all(reply.tool_calls, agent.tools, context)
             repeats.warn(reply.tool_calls, results)
         _record(agent, _append(messages, {"role": "user", "content": results}))
+        if (output := structured.delivered(reply.tool_calls, results)) is not None:
+            return Result(structured.compact(output), "success", turn, usage, messages, stop, structured_output=output)
         if halted(session) is not None:
             return Result("", "success", turn, usage, messages, stop, "hook_stopped")
     return Result(text, "error_max_turns", agent.max_turns, usage, messages, stop)
+
+
+def _ask(agent: AgentSpec, messages: list[dict[str, Any]], schemas: list[dict[str, Any]], session: Any,
+         on_text: Callable[[str], None] | None) -> tuple[Reply, AgentSpec]:
+    """The model's reply, and the agent as it got it: on the agent's own model or, when that one is
+    overloaded or not found and --fallback-model names another, on the fallback for the rest of
+    the turn (this call of the loop: the next one tries its own model again). The switch is told to the
+    observer (Claude Code's `model_fallback` line) and, with --verbose, on stderr."""
+    fallback = session.fallback_model
+    switchable = bool(fallback) and fallback != agent.model
+    try:
+        return session.client.complete(agent.system, messages, schemas, agent.model, agent.name, on_text,
+                                       switchable), agent
+    except ModelUnavailable as failure:
+        if not switchable:
+            raise
+        line, why = switch_line(failure.trigger, agent.model, fallback), str(failure)
+    log.info("%s: %s (%s); it answers for the rest of the turn", agent.name, line["content"], why)
+    if (notify := getattr(agent.observer, "system", None)) is not None:
+        notify(agent, line)
+    agent = dataclasses.replace(agent, model=fallback)
+    return session.client.complete(agent.system, messages, schemas, agent.model, agent.name, on_text), agent
 
 
 def _check(cancelled: threading.Event) -> None:

@@ -19,6 +19,7 @@ from agent.subagents.definitions import filter_tools
 from agent.subagents.fork import run_forked_skill
 from agent.tools.base import ToolError
 from agent.tools.execute import by_name
+from agent.tools.structured_output import structured_output_tool
 
 
 DELEGATION = (
@@ -33,7 +34,8 @@ def main_agent(session: Session) -> AgentSpec:
     """The main conversation's agent: every tool, and a system prompt carrying the skill catalog
     and the agent types it can delegate to. A session run as an agent (`session.session_agent`)
     has that agent's tools (its `Agent(a, b)` the only types it may start), its prompt in place of
-    our instructions (an empty one keeps them) and its frontmatter hooks."""
+    our instructions (an empty one keeps them) and its frontmatter hooks. With --json-schema it
+    also has the StructuredOutput tool, last."""
     definition = session.session_agent
     tools = session.tools_for(depth=0, agent_types=definition.spawnable_types if definition else None)
     instructions = session.system_prompt
@@ -41,6 +43,8 @@ def main_agent(session: Session) -> AgentSpec:
         tools = _agent_tools(tools, definition)
         if instructions is None:
             instructions = _agent_prompt(definition)
+    if session.json_schema is not None:
+        tools.append(structured_output_tool(session.json_schema))
     sections = [catalog_section(session.catalogs.skill_lines, session.catalogs.shortened)]
     if any(tool.name == "Agent" for tool in tools):
         sections.append(DELEGATION)

@@ -39,6 +39,9 @@ class Session:
     client: Any = None  # agent.model.client.ModelClient; None in unit tests of tools that never call a model
     model: str = ""
     max_turns: int = 100
+    budget: Any = None  # agent.model.budget.Budget (--max-budget-usd), or None: no limit on spending
+    fallback_model: str | None = None  # --fallback-model: what an overloaded or missing model gives way to
+    json_schema: dict[str, Any] | None = None  # --json-schema: the main conversation answers through StructuredOutput
     skills: dict[str, Any] = field(default_factory=dict)  # name -> agent.skills.discovery.Skill, sorted by name
     agents: dict[str, Any] = field(default_factory=dict)  # name -> AgentDefinition, sorted by name
     catalog_budget: int = CATALOG_BUDGET_CHARS

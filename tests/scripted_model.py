@@ -49,6 +49,7 @@ class ScriptedReply:
     stop: str | None = None  # an Anthropic stop reason other than end_turn / tool_use
     thought: str = ""  # reasoning sent with the reply: signed and redacted thinking, or reasoning_details
     broken: bool = False  # when streamed, the stream stops half way (the connection drops)
+    usage: tuple[int, int] | None = None  # (input, output) tokens reported instead of the estimate
 
 
 # How the chat wire (OpenRouter) says each Anthropic stop reason: finish_reason, native_finish_reason.
@@ -71,6 +72,12 @@ def thinking(reply: ScriptedReply, thought: str) -> ScriptedReply:
     """`reply` preceded by reasoning: a signed thinking block and a redacted one (Messages API), or
     `reasoning` and two `reasoning_details` (chat)."""
     reply.thought = thought
+    return reply
+
+
+def costing(reply: ScriptedReply, input_tokens: int, output_tokens: int) -> ScriptedReply:
+    """`reply` reporting this usage, so a test can script what a run spends."""
+    reply.usage = (input_tokens, output_tokens)
     return reply
 
 
@@ -247,6 +254,8 @@ class ScriptedModel:
 
 
 def _usage(body: dict, reply: ScriptedReply) -> tuple[int, int]:
+    if reply.usage is not None:
+        return reply.usage
     produced = reply.text + "".join(json.dumps(c.arguments) for c in reply.calls)
     return len(json.dumps(body)) // 4, max(1, len(produced) // 4) + _reasoning_tokens(reply)
 

@@ -23,7 +23,7 @@ from agent.cli.build import run
 from agent.cli.environment import run_environment
 from agent.cli.options import parse
 from agent.cli.outcomes import Ending
-from agent.cli.output import StreamJson, incomplete_because, print_json
+from agent.cli.output import BUDGET_SPENT, StreamJson, incomplete_because, print_json
 from agent.cli.home import settle_home
 from agent.cli.report import configure_logging, internal_error, reader_gone, unwritten
 from agent.cli.signals import SIGNALLED, Terminated, ending_on_signals
@@ -100,14 +100,17 @@ def _main(argv: list[str], stdin: IO | None) -> int:
     problem = incomplete_because(result, session)
     lost = unwritten(session)  # a full disk: the answer is still printed, then one line says what was not written
     ending = {"stop_reason": result.stop_reason, "is_error": problem is not None or lost is not None,
-              "terminal_reason": result.terminal_reason}
+              "terminal_reason": result.terminal_reason, "structured_output": result.structured_output}
+    on_stdout = output_format == "text" and result.subtype == BUDGET_SPENT  # where Claude Code says it
     if output_format == "json":
         print_json(result.subtype, result.text.strip(), result.turns, started, session, **ending)
     elif output_format == "stream-json":
         stream.result(result.subtype, result.text.strip(), result.turns, started, session, **ending)
+    elif on_stdout:
+        print(shown(f"Error: {problem}", sys.stdout))
     elif result.text.strip():
         print(shown(result.text.strip(), sys.stdout))
-    if problem:
+    if problem and not on_stdout:
         print(shown(f"error: {problem}", sys.stderr), file=sys.stderr)
     if lost:
         print(shown(f"error: could not write {lost}", sys.stderr), file=sys.stderr)

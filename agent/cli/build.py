@@ -111,6 +111,7 @@ def build_session(args: argparse.Namespace, environment: Environment, observer=N
     `environment`); a replay narrows it to the recording's. When the workspace is untrusted but its
     files would grant permissions, `confirm_trust()` (the interactive question) may trust it."""
     from agent.cli.replay import check_model, replay_provider
+    from agent.cli.run_controls import apply_run_controls
     from agent.cli.session_agent import record_agent, session_agent
     from agent.cli.sources import home_content_warning, setting_sources
     from agent.cli.trust import replay_trust
@@ -213,6 +214,7 @@ def build_session(args: argparse.Namespace, environment: Environment, observer=N
         tool_runs=runs,
         approver=replay_approver(args, recorded),
     )
+    apply_run_controls(args, session)  # --max-budget-usd, --fallback-model, --json-schema: before any server or request
     session.mcp = session_servers(args, environment, cwd, home, trusted, recorded, policy_sources)  # they run commands, as hooks do
     if not args.replay_tools:  # an agent's inline servers start as it runs (never under --replay-tools)
         session.start_agent_servers = live_starter(cwd, environment.raw, start_timeout_s=environment["MCP_TIMEOUT"] / 1000,

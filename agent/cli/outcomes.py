@@ -134,3 +134,7 @@ class _CallWatch:
     def text(self, agent, delta: str) -> None:
         if self.inner is not None:
             self.inner.text(agent, delta)
+
+    def system(self, agent, fields: dict) -> None:
+        if (inner := getattr(self.inner, "system", None)) is not None:
+            inner(agent, fields)

@@ -19,16 +19,20 @@ from agent.model.pricing import cost_usd, total_cost_usd
 # The Claude Code release whose stream-json lines these are: the Agent SDK reads it from the init
 # line (and only warns below 2.0.0); our own version follows it in `agent_version`.
 CLAUDE_CODE_VERSION = "2.1.332"
+BUDGET_SPENT = "error_max_budget_usd"  # the subtype of a run that --max-budget-usd stopped
 # Everything written to stdout in stream-json goes through this lock, one whole line at a time:
 # subagents run in threads and the Agent SDK's control channel writes its own frames.
 STDOUT_LOCK = threading.Lock()
 
 
 def incomplete_because(result, session) -> str | None:
-    """Why the answer printed is not a complete one (None when it is): the turn limit, or a last
-    reply that was cut off, refused or out of context. Any of these exits 1."""
+    """Why the answer printed is not a complete one (None when it is): the turn limit, the budget
+    (in Claude Code's words), or a last reply that was cut off, refused or out of context. Any of
+    these exits 1."""
     if result.subtype == "error_max_turns":
         return f"stopped after reaching the turn limit ({result.turns} turns; raise --max-turns)"
+    if result.subtype == BUDGET_SPENT:
+        return f"Exceeded USD budget ({session.budget.limit_text})"
     model = session.model
     if result.stop_reason == Stop.MAX_TOKENS:
         limit = session.client.limits.max_tokens(model)
@@ -48,19 +52,21 @@ def incomplete_because(result, session) -> str | None:
 def result_object(
     subtype: str, text: str, turns: int, started: float, session=None, stop_reason: str | None = None,
     is_error: bool | None = None, terminal_reason: str | None = None, usage: Usage | None = None,
-    errors: list[str] | None = None,
+    errors: list[str] | None = None, structured_output: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The result of a run, as Claude Code's `--output-format json` has it; `session` is None
     when the run failed before one was built. `stop_reason` is the last reply's; `is_error`
     defaults to "not a success", and an incomplete success (`incomplete_because`) is one too.
     `usage` is the run's by default (a turn's, for one turn of an Agent SDK conversation; the cost
-    stays the session's so far, as Claude Code reports it); `errors` what went wrong, in words."""
+    stays the session's so far, as Claude Code reports it); `errors` what went wrong, in words.
+    `structured_output` is the object a --json-schema run answered with; a run the budget
+    stopped has no `result`."""
     usage = usage if usage is not None else session.client.usage if session else Usage()
     result: dict[str, Any] = {
         "type": "result",
         "subtype": subtype,
         "is_error": subtype != "success" if is_error is None else is_error,
-        "result": text,
+        "result": None if subtype == BUDGET_SPENT else text,
         "stop_reason": stop_reason,
         "num_turns": turns,
         "duration_ms": int((time.monotonic() - started) * 1000),
@@ -75,6 +81,10 @@ def result_object(
     }
     if errors is None and subtype == "error_max_turns":
         errors = [f"Reached maximum number of turns ({turns})"]
+    elif errors is None and subtype == BUDGET_SPENT and session is not None:
+        errors = [f"Reached maximum budget (${session.budget.limit_text})"]
+    if structured_output is not None:
+        result["structured_output"] = structured_output
     if errors:
         result["errors"] = errors
     if terminal_reason:
@@ -191,6 +201,10 @@ class StreamJson:
                 after, self._after_results = self._after_results, []
             for line in after:
                 self._print(line)
+
+    def system(self, agent, fields: dict[str, Any]) -> None:
+        """A `system` line the loop sends about an agent (`model_fallback`: its model gave way)."""
+        self._print({"type": "system", **fields, "uuid": str(uuid.uuid4()), "session_id": self.session.session_id})
 
     def text(self, agent, text: str) -> None:
         """One piece of an answer as it streams (printed with --include-partial-messages only)."""

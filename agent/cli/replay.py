@@ -23,7 +23,8 @@ from agent.workspace import json_option, load_json
 SHAPING_OPTIONS = (
     "max_turns", "agents", "permission_mode", "allowed_tools", "disallowed_tools", "dangerously_skip_permissions",
     "system_prompt", "append_system_prompt", "settings", "add_dirs", "include_partial_messages", "setting_sources",
-    "agent", "append_subagent_system_prompt",
+    "agent", "append_subagent_system_prompt", "json_schema", "fallback_model", "max_budget_usd",
+    "tools", "effort", "max_thinking_tokens", "thinking", "thinking_display", "task_budget", "betas",
 )
 SHAPING_ENVIRONMENT = (
     "CLAUDE_CODE_SUBAGENT_MODEL", "CLAUDE_CODE_MAX_SUBAGENT_SPAWN_DEPTH", "CLAUDE_CODE_MAX_CONCURRENT_SUBAGENTS",

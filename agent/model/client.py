@@ -18,6 +18,7 @@ from agent.model import retry
 from agent.conversation import Reply, Usage, valid_data
 from agent.errors import AgentError, ProviderError
 from agent.model import sse
+from agent.model.fallback import OVERLOADED_ATTEMPTS, OVERLOADED_STATUS, ModelUnavailable, trigger_for
 from agent.model.deadline import TIMEOUT_VARIABLE, Deadline, DeadlinePassed, DeadlineSession, ResponseTooLarge, read_pieces
 from agent.model.limits import Limits
 from agent.model.wire import provider_json
@@ -45,10 +46,14 @@ class _Failure:
     detail: str = ""  # the provider's own message, or the network's
     retryable: bool = True
     retry_after: float | None = None
+    status: int | None = None  # the HTTP status (or the one an error body names), when there was one
 
     def error(self, retries: int) -> ProviderError:
+        """The error the run ends with, unless a fallback model takes over (ModelUnavailable)."""
         after = f" after {retries} {'retry' if retries == 1 else 'retries'}" if retries else ""
-        return ProviderError(self.head + after + (f": {self.detail}" if self.detail else ""))
+        message = self.head + after + (f": {self.detail}" if self.detail else "")
+        trigger = trigger_for(self.status)
+        return ModelUnavailable(message, trigger) if trigger else ProviderError(message)
 
 
 class ModelClient:
@@ -94,10 +99,11 @@ class ModelClient:
         self.api_ms = 0  # time spent waiting for the provider (retries included): the result's duration_api_ms
 
     def complete(self, system: str, messages: list[dict], tools: list[dict], model: str, agent: str = "main",
-                 on_text: Callable[[str], None] | None = None) -> Reply:
+                 on_text: Callable[[str], None] | None = None, switchable: bool = False) -> Reply:
         """One request of the conversation of `agent` (`main`, or a subagent's name): the reply to
         `messages` under `system`, offering `tools`. With `on_text` the reply is streamed and each
-        piece of its text handed to it as it arrives (a retried attempt starts over)."""
+        piece of its text handed to it as it arrives (a retried attempt starts over). A `switchable`
+        request (a fallback model waits) gives an overloaded model OVERLOADED_ATTEMPTS attempts."""
         thinking = self.limits.thinking(model, strict=False)  # the main model was checked at the start
         payload = self.provider.wire.encode(system, messages, tools, model, self.limits.max_tokens(model), thinking,
                                             stream=on_text is not None)
@@ -108,7 +114,7 @@ class ModelClient:
         log.info("request %d (%s): %s %s, %d messages, %d tools", number, agent, self.provider.name, model, len(messages), len(tools))
         sent = time.monotonic()
         try:
-            body = self._post(payload, number, agent, on_text)
+            body = self._post(payload, number, agent, on_text, switchable)
         finally:
             with self._lock:
                 self.api_ms += int((time.monotonic() - sent) * 1000)
@@ -126,12 +132,19 @@ class ModelClient:
             log.info("thinking %d%s:\n%s", number, spent, reply.thinking)
         return reply
 
+    def usage_so_far(self) -> dict[str, Usage]:
+        """A copy of the run's usage per model (what --max-budget-usd is checked against)."""
+        with self._lock:
+            return {model: Usage(**vars(used)) for model, used in self.usage_by_model.items()}
+
     def current_agent(self) -> str:
         """The agent whose request this thread is sending."""
         return getattr(self.exchange, "agent", "main")
 
-    def _post(self, payload: dict[str, Any], number: int, agent: str, on_text: Callable[[str], None] | None = None) -> Any:
-        """The reply body, after as many retries as the policy allows; every attempt is traced."""
+    def _post(self, payload: dict[str, Any], number: int, agent: str, on_text: Callable[[str], None] | None = None,
+              switchable: bool = False) -> Any:
+        """The reply body, after as many retries as the policy allows (fewer for an overloaded model
+        with a fallback to switch to); every attempt is traced."""
         retries, waited = 0, 0.0
         while True:
             seen: dict[str, Any] = {}
@@ -144,13 +157,16 @@ class ModelClient:
             if failure is None:
                 return body
             wait = None
-            if failure.retryable and retries < self.max_retries:
+            limit = self.max_retries
+            if switchable and failure.status == OVERLOADED_STATUS:
+                limit = min(limit, OVERLOADED_ATTEMPTS - 1)
+            if failure.retryable and retries < limit:
                 wait = self.backoff.wait(retries + 1, waited, failure.retry_after, self._jitter or retry.rng)
             if wait is None:
                 raise failure.error(retries)
             retries += 1
             waited += wait
-            log.warning("retrying in %.1fs after %s (attempt %d/%d)", wait, failure.reason, retries, self.max_retries)
+            log.warning("retrying in %.1fs after %s (attempt %d/%d)", wait, failure.reason, retries, limit)
             (self._sleep or retry.sleep)(wait)
 
     def _attempt(self, payload: dict[str, Any], seen: dict[str, Any],
@@ -234,6 +250,7 @@ class ModelClient:
                 detail,
                 retryable=status in retry.RETRYABLE,
                 retry_after=retry.retry_after(response.headers),
+                status=status,
             )
         if not is_json:
             raise ProviderError(f"{name} answered with a body that is not JSON: {text[:200]!r}")
@@ -246,7 +263,8 @@ class ModelClient:
         like its status. Any other error body is left to decode."""
         embedded = retry.embedded_status(body)
         if embedded in retry.RETRYABLE:
-            return None, _Failure(retry.reason(embedded), f"{name} reported error {embedded}", _one_line(wire.error_text(body)))
+            return None, _Failure(retry.reason(embedded), f"{name} reported error {embedded}", _one_line(wire.error_text(body)),
+                                  status=embedded)
         return body, None
 
     def _trace(self, number: int, agent: str, attempt: int, payload: dict, seen: dict[str, Any], error: str | None) -> None:

@@ -30,7 +30,7 @@ from agent.errors import UsageError
 from agent.record.drift import brief
 from agent.workspace import read_bounded
 
-SUBTYPES = ("success", "error_max_turns", "error_during_execution")
+SUBTYPES = ("success", "error_max_turns", "error_max_budget_usd", "error_during_execution")
 FAILED = "error_during_execution"  # a run that ended in an error (HTTP 500 after retries, ...)
 KEYS = ("answer_contains", "answer_matches", "exit_code", "tools_called", "files")
 EXPECTED_FILE_BYTES = 8 * 1024 * 1024

@@ -27,7 +27,9 @@ def format_result(kind: str, agent_id: str, result, resumable: bool) -> str:
     words (which, for an agent that can be continued, says a message lets it go on) or our note
     for another unfinished ending, the report, the agentId line when `resumable`, and usage."""
     report = result.text.strip()
-    if result.is_error:
+    if result.subtype == "error_max_budget_usd":  # the whole run stops too, before its next request
+        report = f"[partial result: the {kind} agent stopped when the run reached its --max-budget-usd budget]\n{report}"
+    elif result.is_error:
         note = (f"NOTE: this agent stopped at its {result.turns}-turn limit before finishing. The text below is "
                 "PARTIAL output; treat it as incomplete.")
         if resumable:

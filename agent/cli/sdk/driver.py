@@ -213,7 +213,8 @@ def _turn(session, conversation, stream: SdkStream, prompt: str, started: float)
     problem = incomplete_because(result, session)
     stream.result(result.subtype, result.text.strip(), result.turns, started, session,
                   stop_reason=result.stop_reason, is_error=problem is not None,
-                  terminal_reason=result.terminal_reason, usage=_usage_since(session, before))
+                  terminal_reason=result.terminal_reason, usage=_usage_since(session, before),
+                  structured_output=result.structured_output)
     if problem:
         log.error("%s", problem)
     stream.state("idle")
