@@ -226,25 +226,33 @@ def build_session(args: argparse.Namespace, environment: Environment, observer=N
 
 
 def session_hooks(args: argparse.Namespace, session, home: Path, sources, trusted: bool, runs):
-    """The hooks engine of a session: its settings' hooks and its agents' and skills' frontmatter
-    ones (the project's only in a trusted workspace), recorded or replayed through `runs`; None
-    when nothing could fire (no hook configured, none recorded, or disableAllHooks)."""
+    """The hooks engine of a session: its settings' hooks, the Agent SDK's hook callbacks, and its
+    agents' and skills' frontmatter ones (the project's only in a trusted workspace), recorded or
+    replayed through `runs`; None when nothing could fire (no hook configured, none recorded, or
+    disableAllHooks)."""
+    from agent.cli.sdk_bridges import sdk_hooks
     from agent.hooks.config import HookSet
     from agent.hooks.engine import Hooks
     from agent.hooks.sources import settings_hooks
     from agent.transcripts import project_folder
 
     cwd = session.workspace.cwd
+    callbacks, caller = sdk_hooks(args)
+    if runs is not None:  # a replay without the SDK answers its callbacks from the cassette, granting nothing
+        runs.no_sdk, runs.grants = caller is None, getattr(args, "cassette_grants", False)
     configured = settings_hooks(cwd, home, sources, args.settings, trusted)
     if configured is None:  # disableAllHooks: nothing runs, but a replay still answers (or misses) the recorded firings
         if not getattr(runs, "holds_firings", False):
             return None
         configured, runs.off = HookSet(), True
+    else:
+        configured = configured.plus(callbacks)
     scoped = any(s.hooks for s in session.skills.values()) or any(a.hooks for a in session.agents.values())
     if not (configured or scoped or getattr(runs, "holds_firings", False)):
         return None
     transcript = project_folder(home, cwd) / f"{session.session_id}.jsonl"
-    return Hooks(configured, cwd, session.session_id, str(transcript), "sdk-cli" if args.print else "cli", runs)
+    return Hooks(configured, cwd, session.session_id, str(transcript), "sdk-cli" if args.print else "cli", runs,
+                 callback=caller)
 
 
 def _sessions(args: argparse.Namespace, home: Path, cwd: Path):

@@ -73,9 +73,10 @@ def read_answer(event: str, command: str, run: HookRun) -> Answer:
         # stderr as written (its newlines too), as Claude Code passes it
         return Answer(command, event, run, block=f"[{command}]: {run.stderr or NO_STDERR}")
     if run.exit_code != 0:
-        why = f"exit code {run.exit_code}" if run.exit_code is not None else "could not run"
         detail = run.stderr.strip()
-        return Answer(command, event, run, error=f"{why}" + (f": {detail}" if detail else ""))
+        if run.exit_code is None:  # what stopped it says why (bash missing, an SDK callback that failed)
+            return Answer(command, event, run, error=detail or "could not run")
+        return Answer(command, event, run, error=f"exit code {run.exit_code}" + (f": {detail}" if detail else ""))
     output = run.stdout.strip()
     data = _json_object(output)
     if data is None:

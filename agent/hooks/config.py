@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 log = logging.getLogger("agent")
 
@@ -52,7 +52,7 @@ class Group:
 
     event: str
     matcher: str  # "" matches everything
-    hooks: tuple[CommandHook, ...]
+    hooks: tuple  # CommandHooks, or the Agent SDK's hook callbacks (agent.hooks.callbacks.CallbackHook)
 
 
 @dataclass(frozen=True)
@@ -81,9 +81,11 @@ class HookSet:
         return sum(len(group.hooks) for group in self.groups)
 
 
-def read_hooks(value: Any, where: str) -> HookSet:
+def read_hooks(value: Any, where: str, group_of: Callable[[str, Any, str, str], "Group | None"] | None = None) -> HookSet:
     """The hook groups of a `hooks` object found in `where` (a file, or "the agent x"); pieces
-    that cannot be used are warned about and left out."""
+    that cannot be used are warned about and left out. `group_of(event, entry, label, where)`
+    reads one matcher group (by default a settings file's: command hooks)."""
+    group_of = group_of or _group
     if value is None:
         return HookSet()
     if not isinstance(value, dict):
@@ -103,26 +105,17 @@ def read_hooks(value: Any, where: str) -> HookSet:
         if len(entries) > MAX_GROUPS:
             log.warning("hooks.%s in %s has %d groups; only the first %d are used", event, where, len(entries), MAX_GROUPS)
         for index, entry in enumerate(entries[:MAX_GROUPS]):
-            group = _group(event, entry, f"hooks.{event}[{index}] in {where}", where)
+            group = group_of(event, entry, f"hooks.{event}[{index}] in {where}", where)
             if group is not None:
                 groups.append(group)
     return HookSet(tuple(groups))
 
 
 def _group(event: str, entry: Any, label: str, where: str) -> Group | None:
-    if not isinstance(entry, dict):
-        log.warning("ignoring %s: expected an object with matcher and hooks", label)
+    parts = group_parts(entry, label, "hooks")
+    if parts is None:
         return None
-    matcher = entry.get("matcher", "")
-    if matcher is None:
-        matcher = ""
-    if not isinstance(matcher, str):
-        log.warning("ignoring %s: its matcher is not text", label)
-        return None
-    hooks = entry.get("hooks")
-    if not isinstance(hooks, list):
-        log.warning("ignoring %s: expected a list under hooks", label)
-        return None
+    matcher, hooks = parts
     commands = []
     for index, hook in enumerate(hooks[:MAX_HOOKS]):
         command = _command(hook, f"{label}, hook {index}", where)
@@ -130,7 +123,26 @@ def _group(event: str, entry: Any, label: str, where: str) -> Group | None:
             commands.append(command)
     if len(hooks) > MAX_HOOKS:
         log.warning("%s has %d hooks; only the first %d are used", label, len(hooks), MAX_HOOKS)
-    return Group(event, matcher.strip(), tuple(commands)) if commands else None
+    return Group(event, matcher, tuple(commands)) if commands else None
+
+
+def group_parts(entry: Any, label: str, hooks_key: str) -> tuple[str, list] | None:
+    """The matcher ("" for none) and the list under `hooks_key` of a matcher group (`entry`);
+    None (warned) when the group cannot be used."""
+    if not isinstance(entry, dict):
+        log.warning("ignoring %s: expected an object with matcher and %s", label, hooks_key)
+        return None
+    matcher = entry.get("matcher", "")
+    if matcher is None:
+        matcher = ""
+    if not isinstance(matcher, str):
+        log.warning("ignoring %s: its matcher is not text", label)
+        return None
+    hooks = entry.get(hooks_key)
+    if not isinstance(hooks, list):
+        log.warning("ignoring %s: expected a list under %s", label, hooks_key)
+        return None
+    return matcher.strip(), hooks
 
 
 def _command(hook: Any, label: str, where: str) -> CommandHook | None:
@@ -148,12 +160,16 @@ def _command(hook: Any, label: str, where: str) -> CommandHook | None:
     if len(command) > MAX_COMMAND_CHARS:
         log.warning("ignoring %s: its command is longer than %d characters", label, MAX_COMMAND_CHARS)
         return None
-    timeout = hook.get("timeout", DEFAULT_TIMEOUT_S)
+    return CommandHook(command, timeout_of(hook.get("timeout", DEFAULT_TIMEOUT_S), label), where)
+
+
+def timeout_of(timeout: Any, label: str) -> float:
+    """A hook's `timeout` in seconds; Claude Code's default (warned) when it is not a usable number."""
     if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 < timeout <= MAX_TIMEOUT_S:
         log.warning("%s: timeout %r is not a number of seconds; Claude Code's default (%d s) is used",
                     label, timeout, DEFAULT_TIMEOUT_S)
-        timeout = DEFAULT_TIMEOUT_S
-    return CommandHook(command, float(timeout), where)
+        return DEFAULT_TIMEOUT_S
+    return float(timeout)
 
 
 def _kind(value: Any) -> str:

@@ -9,10 +9,15 @@ and `effects(runs)` says what those runs' answers change. A recording keeps the 
 with --replay-tools answers with the recorded firing instead of running anything (its
 `answering` is true: the commands are the recording's, whatever the settings say now); a replay
 that runs hooks compares the effects of this firing with the recorded one's.
+
+The Agent SDK's hook callbacks (agent.hooks.callbacks) are hooks like the commands, in the same
+groups: they fire through `callback`, and go by their names (`SDK callback hook_0`) where a
+command hook goes by its command.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import threading
 import uuid
@@ -22,6 +27,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from agent.hooks.answers import BLOCKING_EXIT, Answer, read_answer
+from agent.hooks.callbacks import Call, CallbackHook, is_callback, run_callback
 from agent.hooks.config import CommandHook, HookSet
 from agent.hooks.matching import matches
 from agent.hooks.running import HookRun, run_hook
@@ -37,13 +43,14 @@ class Hooks:
     """The hooks of one session and what they have done so far."""
 
     def __init__(self, configured: HookSet, cwd: Path, session_id: str, transcript_path: str,
-                 entrypoint: str = "sdk-cli", hook_runs: Callable | None = None):
+                 entrypoint: str = "sdk-cli", hook_runs: Callable | None = None, callback: Call | None = None):
         self.configured = configured
         self.cwd = Path(cwd)
         self.session_id = session_id
         self.transcript_path = transcript_path
         self.entrypoint = entrypoint
         self.hook_runs = hook_runs
+        self.callback = callback  # how the Agent SDK's hook callbacks are fired (agent.hooks.callbacks)
         self.listener: Callable[[str, dict[str, Any]], None] | None = None  # stream-json's hook events
         self.counts: Counter = Counter()
         self.stop_reason: str | None = None  # a hook answered continue: false: the run ends
@@ -67,7 +74,7 @@ class Hooks:
         agent type; None for events without matchers), the settings' and the agent's `scoped` ones,
         with `fields` added to the common input; their answers, in configuration order."""
         answering = getattr(self.hook_runs, "answering", False)
-        commands: dict[str, CommandHook] = {}
+        commands: dict[str, CommandHook | CallbackHook] = {}
         for group in () if answering else self.configured.plus(scoped).of(event):
             if matches(group.matcher, subject):
                 for hook in group.hooks:
@@ -108,29 +115,36 @@ class Hooks:
             self._no_verdicts(answers, fields.get("tool_use_id"))
         return answers
 
-    def _run(self, name: str, hook: CommandHook, hook_input: dict[str, Any],
+    def _run(self, name: str, hook: CommandHook | CallbackHook, hook_input: dict[str, Any],
              ids: dict[str, str]) -> tuple[str, dict[str, Any]]:
         ids[hook.command] = str(uuid.uuid4())
         self._tell("hook_started", {"hook_id": ids[hook.command], "hook_name": name,
                                     "hook_event": hook_input["hook_event_name"]})
-        environment = {"CLAUDE_PROJECT_DIR": str(self.cwd), "CLAUDECODE": "1",
-                       "CLAUDE_CODE_ENTRYPOINT": self.entrypoint, "CLAUDE_CODE_SESSION_ID": self.session_id}
-        run = run_hook(hook.command, hook_input, self.cwd, hook.timeout, environment)
+        if isinstance(hook, CallbackHook):
+            run = run_callback(self.callback, hook, hook_input)
+            marked = {"callback": hook.callback_id}  # a replay without the SDK answers it from the cassette
+        else:
+            environment = {"CLAUDE_PROJECT_DIR": str(self.cwd), "CLAUDECODE": "1",
+                           "CLAUDE_CODE_ENTRYPOINT": self.entrypoint, "CLAUDE_CODE_SESSION_ID": self.session_id}
+            run, marked = run_hook(hook.command, hook_input, self.cwd, hook.timeout, environment), {}
         if run.timed_out:
             log.warning("hook %s [%s] timed out after %g s; it was stopped and its answer ignored",
                         name, hook.command, hook.timeout)
-        return hook.command, {**run.as_entry(), "duration_ms": run.duration_ms}
+        return hook.command, {**run.as_entry(), **marked, "duration_ms": run.duration_ms}
 
     def _answer(self, name: str, event: str, command: str, entry: dict[str, Any], agent: str,
                 answering: bool, ids: dict[str, str]) -> Answer:
         run = HookRun.from_entry(entry)
         answer = read_answer(event, command, run)
-        self._narrate(name, command, answer, agent, answering)
+        recorded = command not in ids  # answered from a cassette, not run now
+        if recorded and not answering and not getattr(self.hook_runs, "grants", False):
+            answer = _without_grants(answer, name)
+        self._narrate(name, command, answer, agent, recorded)
         outcome = "blocked" if answer.block is not None else "error" if answer.error else "success"
         with self._lock:
             self.counts["runs"] += 1
             self.counts[outcome] += 1
-        if command not in ids:  # answered from a cassette: its start is told now
+        if recorded:  # its start is told now
             ids[command] = str(uuid.uuid4())
             self._tell("hook_started", {"hook_id": ids[command], "hook_name": name, "hook_event": event})
         self._tell("hook_response", {"hook_id": ids[command], "hook_name": name, "hook_event": event,
@@ -138,7 +152,7 @@ class Hooks:
                                      # a hook stopped at its timeout, as Claude Code reports one
                                      "exit_code": 1 if run.timed_out else run.exit_code,
                                      "outcome": "cancelled" if run.timed_out else "success" if run.exit_code == 0 else "error"})
-        if answering and run.timed_out:
+        if recorded and run.timed_out:
             log.warning("hook %s [%s] timed out when it was recorded; its answer is ignored", name, command)
         return answer
 
@@ -162,11 +176,13 @@ class Hooks:
                                                                  "timed_out": timed_out},
                                              "hook_event": "PreToolUse"})
 
-    def _narrate(self, name: str, command: str, answer: Answer, agent: str, answering: bool) -> None:
+    def _narrate(self, name: str, command: str, answer: Answer, agent: str, recorded: bool) -> None:
         run = answer.run
         code = "timed out" if run.timed_out else f"exit {run.exit_code}" if run.exit_code is not None else "could not run"
+        if is_callback(command) and not run.timed_out:
+            code = "answered" if run.exit_code == 0 else "failed"
         where = "" if agent == "main" else f" ({agent})"
-        how = "from the cassette (not run)" if answering else f"in {run.duration_ms} ms"
+        how = "from the cassette (not run)" if recorded else f"in {run.duration_ms} ms"
         log.info("hook %s%s [%s]: %s %s: %s", name, where, command, code, how, answer.summary())
 
     def _tell(self, kind: str, fields: dict[str, Any]) -> None:
@@ -176,3 +192,15 @@ class Hooks:
     def summary(self) -> dict[str, int]:
         """The hooks' counts for the JSON result: runs, and how many blocked or failed."""
         return {"runs": self.counts["runs"], "blocked": self.counts["blocked"], "errors": self.counts["error"]}
+
+
+def _without_grants(answer: Answer, name: str) -> Answer:
+    """A recorded answer given where tools run for real (a replay of an SDK session without the
+    SDK): it may block or add context, never allow a call or change its input, which would let
+    the cassette's author run more than the replaying user's settings do."""
+    if answer.decision != "allow" and answer.updated_input is None:
+        return answer
+    log.warning("the recorded %s hook callback [%s] allowed the call or changed its input; this replay runs tools "
+                "for real, so that is not followed (use --replay-tools, or vouch for the cassette)", name, answer.command)
+    return dataclasses.replace(answer, decision=None if answer.decision == "allow" else answer.decision,
+                               updated_input=None)

@@ -18,16 +18,24 @@ The session's `hook_runs(agent, event, input, commands, run_all, effects)` (see 
   settings say now; a firing the recording does not hold ran no hook;
 - replaying with hooks run for real, it runs them and compares what their answers change with what
   the recorded ones changed: a difference is drift, like a request that differs.
+
+A firing of the Agent SDK's hook callbacks is kept the same way, each run marked with its
+`callback` id. A replay with no SDK connected (`no_sdk`: a plain --replay of an SDK session) has
+no callbacks to fire, so their recorded answers stand in for them (what they may still change is
+the hooks engine's call: `grants` says whether the cassette's grants are followed).
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import threading
 from collections import defaultdict, deque
 from typing import Any, Callable
 
 from agent.errors import ReplayMismatch
+
+log = logging.getLogger("agent")
 
 Runs = list[tuple[str, dict[str, Any]]]
 # What an answer changes (agent.hooks.answers.Answer.effect), in the order a drift names the first
@@ -60,6 +68,9 @@ class HookRuns:
         self.answering = answering
         self.path = path
         self.off = False
+        self.no_sdk = False  # no Agent SDK is connected: recorded callbacks answer for themselves
+        self.grants = False  # the cassette's grants are followed (the replaying user vouched for it)
+        self._told = False
         self._lock = threading.Lock()
         self._recorded: dict[tuple, deque] = defaultdict(deque)
         for entry in entries or []:
@@ -86,6 +97,7 @@ class HookRuns:
         if self.answering:
             return recorded_runs
         runs = run_all() if commands and not self.off else []
+        runs += self._standing_in(recorded_runs, commands)
         # each hook's effect, whatever order the hooks are configured in now (what an order changes
         # reaches the requests, which are compared too)
         now, then = _by_command(effects(runs)), _by_command(effects(recorded_runs))
@@ -93,6 +105,18 @@ class HookRuns:
             ran = [] if self.off else commands
             raise ReplayMismatch(_drift(moment(event, hook_input), agent, self.path, then, now, ran, self.off))
         return runs
+
+
+    def _standing_in(self, recorded_runs: Runs, commands: list[str]) -> Runs:
+        """The recorded runs of SDK callbacks that cannot fire here (no SDK is connected)."""
+        if not self.no_sdk:
+            return []
+        found = [(command, run) for command, run in recorded_runs
+                 if isinstance(run.get("callback"), str) and command not in commands]
+        if found and not self._told:
+            self._told = True
+            log.info("no Agent SDK is connected: its hook callbacks are answered from the cassette %s", self.path)
+        return found
 
 
 def moment(event: str, hook_input: Any) -> str:

@@ -145,6 +145,8 @@ def _hook_firing_problem(entry: dict) -> str | None:
             return "each run's `stdout` and `stderr` must be text"
         if not isinstance(run.get("timed_out", False), bool):
             return "each run's `timed_out` must be true or false"
+        if "callback" in run and not (isinstance(run["callback"], str) and 0 < len(run["callback"]) <= 100):
+            return "a run's `callback` must be the Agent SDK's callback id (a short text)"
     return None
 
 
