@@ -1,6 +1,6 @@
 """The MCP side of a session: its servers read from their configuration and started before the
 first request (the `mcp` SDK is imported only when there is a server to start), and stopped when
-the run ends."""
+the run ends. The Agent SDK's own servers (`"type": "sdk"`) are reached through its connection."""
 
 from __future__ import annotations
 
@@ -25,19 +25,25 @@ def session_servers(args: argparse.Namespace, environment, cwd: Path, home: Path
                                  sources, getattr(args, "settings", None))
     if not configs:
         return None
-    return start_servers(configs.values(), environment, cwd)
+    return start_servers(configs.values(), environment, cwd, getattr(args, "sdk_channel", None))
 
 
-def start_servers(configs, environment, cwd: Path):
+def start_servers(configs, environment, cwd: Path, channel=None):
     """`configs` started together, within MCP_TIMEOUT each, as agent.mcp.servers.McpServers
-    (--verbose says where each was configured and how it starts)."""
+    (--verbose says where each was configured and how it starts); the Agent SDK's `channel`
+    (agent.cli.sdk.channel.Channel, None without an SDK) carries its own servers' messages."""
     from agent.mcp.servers import McpServers
 
     configs = list(configs)
     for config in configs:
         log.info("MCP server %s: %s, from %s (%s scope)", config.name, config.described().rstrip(), config.source, config.scope)
-    servers = McpServers(configs, str(cwd), environment["MCP_TIMEOUT"] / 1000,
-                         environment["MCP_TOOL_TIMEOUT"] / 1000, environment["MAX_MCP_OUTPUT_TOKENS"])
+    start_s, call_s = environment["MCP_TIMEOUT"] / 1000, environment["MCP_TOOL_TIMEOUT"] / 1000
+    relay = None
+    if channel is not None and any(config.transport == "sdk" for config in configs):
+        from agent.cli.sdk_bridges import mcp_relay
+
+        relay = mcp_relay(channel, max(start_s, call_s) + 5)  # no message outlives the longest wait for it
+    servers = McpServers(configs, str(cwd), start_s, call_s, environment["MAX_MCP_OUTPUT_TOKENS"], relay)
     servers.start()
     return servers
 

@@ -1,7 +1,8 @@
 """One MCP server's configuration, as Claude Code reads an entry of `mcpServers`:
 `{"command": ..., "args": [...], "env": {...}}` for a stdio server (`"type": "stdio"` optional),
 `{"type": "http", "url": ..., "headers": {...}}` for streamable HTTP, `{"type": "sse", ...}` for
-the older SSE transport. `${VAR}` and `${VAR:-default}` are expanded in the command, args, env
+the older SSE transport, `{"type": "sdk", "name": ...}` for a server inside the Agent SDK's
+program (`create_sdk_mcp_server`), reached through the SDK's connection. `${VAR}` and `${VAR:-default}` are expanded in the command, args, env
 values, URL and headers; an unset variable without a default stays as written (as Claude Code
 leaves it; --verbose names it). How a server is shown (`mcp list`, --verbose) is its entry as
 written, unexpanded, as Claude Code shows it: a `${TOKEN}` in its args is not printed as the token.
@@ -17,7 +18,7 @@ from typing import Any, Mapping
 
 log = logging.getLogger("agent")
 
-TRANSPORTS = ("stdio", "http", "sse")
+TRANSPORTS = ("stdio", "http", "sse", "sdk")
 ALIASES = {"streamable-http": "http"}  # the MCP specification's name for the transport
 SCOPES = ("local", "project", "user", "dynamic", "agent")  # dynamic: --mcp-config, as Claude Code names it
 MAX_ENTRIES = 1000  # args, env variables or headers of one server
@@ -31,7 +32,7 @@ class ServerConfig:
     configured (a file, --mcp-config, an agent)."""
 
     name: str
-    transport: str  # one of TRANSPORTS
+    transport: str  # one of TRANSPORTS (sdk: in the Agent SDK's process, agent.mcp.relayed)
     command: str = ""
     args: tuple[str, ...] = ()
     env: tuple[tuple[str, str], ...] = ()
@@ -50,6 +51,8 @@ class ServerConfig:
 def _described(transport: str, command: str, args, url: str) -> str:
     if transport == "stdio":
         return f"{command} {' '.join(args)}"  # Claude Code's form: a server without args ends in a space
+    if transport == "sdk":
+        return "in the Agent SDK's process (SDK)"
     return f"{url} ({transport.upper()})"
 
 
@@ -85,10 +88,12 @@ def server_config(name: Any, value: Any, where: str, environment: Mapping[str, s
     kind = value.get("type", "stdio")
     transport = ALIASES.get(kind, kind) if isinstance(kind, str) else kind
     if transport not in TRANSPORTS:
-        log.warning("ignoring %s: type %s is not stdio, http or sse", label, json.dumps(kind)[:100])
+        log.warning("ignoring %s: type %s is not stdio, http, sse or sdk", label, json.dumps(kind)[:100])
         return None
     unset: set[str] = set()
-    if transport == "stdio":
+    if transport == "sdk":  # nothing to start or reach: the SDK's connection carries its messages
+        config = ServerConfig(name, "sdk", source=where, scope=scope, written=_described("sdk", "", (), ""))
+    elif transport == "stdio":
         command, args = value.get("command"), value.get("args", [])
         if not _text(command) or not isinstance(args, list) or len(args) > MAX_ENTRIES or not all(_text(a, empty=True) for a in args):
             log.warning("ignoring %s: it needs a command (text) and args (a list of text)", label)

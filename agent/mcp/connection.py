@@ -37,12 +37,14 @@ class ServerError(Exception):
 class Connection:
     """One server's connection. `status` is pending, connected, failed (then `error` says why) or
     closed; `tools` is its tool list as cleaned on arrival (dicts: name, description, inputSchema),
-    `dropped` what the cleaning left out, `stderr` the end of a stdio server's stderr."""
+    `dropped` what the cleaning left out, `stderr` the end of a stdio server's stderr. `relay`
+    carries an sdk server's messages (agent.mcp.relayed; None when no Agent SDK is connected)."""
 
-    def __init__(self, config: ServerConfig, cwd: str):
+    def __init__(self, config: ServerConfig, cwd: str, relay=None):
         _relay_sdk_log()
         self.config = config
         self.cwd = cwd
+        self.relay = relay
         self.status = "pending"
         self.error = ""
         self.tools: list[dict[str, Any]] = []
@@ -119,6 +121,13 @@ class Connection:
 
     def _transport(self):
         config = self.config
+        if config.transport == "sdk":
+            from agent.mcp.relayed import relayed
+
+            if self.relay is None:
+                raise ServerError("it lives in the Agent SDK's program, and no Agent SDK is connected "
+                                  "(it runs only when the SDK starts this agent)")
+            return relayed(config.name, self.relay)
         if config.transport == "stdio":
             from mcp.client.stdio import StdioServerParameters, stdio_client
 

@@ -24,8 +24,10 @@ class McpServers:
     """Connections to the configured servers, by name, in configuration order."""
 
     def __init__(self, configs: Iterable[ServerConfig], cwd: str, start_timeout_s: float = DEFAULT_START_TIMEOUT_S,
-                 call_timeout_s: float = DEFAULT_CALL_TIMEOUT_S, output_tokens: int = DEFAULT_OUTPUT_TOKENS):
-        self.connections = {config.name: Connection(config, cwd) for config in configs}
+                 call_timeout_s: float = DEFAULT_CALL_TIMEOUT_S, output_tokens: int = DEFAULT_OUTPUT_TOKENS,
+                 relay=None):
+        # `relay` reaches the Agent SDK's own servers (agent.mcp.relayed), when an SDK is connected
+        self.connections = {config.name: Connection(config, cwd, relay) for config in configs}
         self.start_timeout_s = start_timeout_s
         self.call_timeout_s = call_timeout_s
         self.output_tokens = output_tokens
