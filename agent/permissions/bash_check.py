@@ -40,6 +40,7 @@ class Verdict:
     rule: str = ""
     ways: tuple[str, ...] = ()
     suggestion: str = ""
+    path: str = ""  # for approvals: the file written outside the workspace (absolute), as Decision.path
 
 
 def judge(policy: Any, command: str) -> Verdict:
@@ -158,8 +159,9 @@ def _writes_refusal(policy: Any, files: FileWords, found: Analysis, command: str
         if kind == "sensitive":
             return Verdict(False, kind=kind, subject=subject, rule=detail,
                            ways=("--permission-mode bypassPermissions",))
+        outside = policy.command_file(path) if kind == "approval" and path is not None else ""
         return Verdict(False, kind=kind, subject=f"{subject} {detail}" + (";" if kind == "uncertain" else ","),
-                       ways=("--allowedTools 'Bash'",), suggestion="")
+                       ways=("--allowedTools 'Bash'",), suggestion="", path=outside)
     return None
 
 

@@ -15,6 +15,7 @@ class Decision:
     reason: str  # for approvals, a few words for the log: which rule or mode approved
     kind: str = ""  # for refusals: "deny", "ask", "plan", "sensitive" or "approval" (no rule approves it)
     suggestion: str = ""  # for "approval" refusals: the narrowest allow rule that would approve the call
+    path: str = ""  # for "approval" refusals: the path outside the workspace and added directories it needs
 
 
 _REASONS = {  # what the model sees for each kind of refusal: what was refused, how to allow it
@@ -45,9 +46,9 @@ _REASONS = {  # what the model sees for each kind of refusal: what was refused, 
 
 
 def refusal(kind: str, subject: str, rule: str = "", ways: Iterable[str] = (), suggestion: str = "",
-            mode: str = "default") -> Decision:
+            mode: str = "default", path: str = "") -> Decision:
     """A refusal of `kind` (see `Decision.kind`) of what `subject` names, in the words the model
     reads: what was refused, why, and how the user could allow it. In dontAsk mode a call no rule
     approves is refused for that mode, not for want of someone to ask."""
     template = _REASONS["dont_ask" if kind == "approval" and mode == "dontAsk" else kind]
-    return Decision(False, template.format(subject=subject, rule=rule, ways=", ".join(ways)), kind, suggestion)
+    return Decision(False, template.format(subject=subject, rule=rule, ways=", ".join(ways)), kind, suggestion, path)

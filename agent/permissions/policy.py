@@ -78,8 +78,10 @@ class Policy:
         broad = "Edit" if tool_name in EDIT_FAMILY else tool_name
         server = [f"--allowedTools '{MCP_PREFIX}{name}' (every tool of that MCP server)"
                   for name in [tool_name[len(MCP_PREFIX):].split("__", 1)[0]] if tool_name.startswith(MCP_PREFIX) and name]
+        outside = [path for path in self._targets(tool_name, args) if not self._editable(path)] \
+            if tool_name in EDIT_FAMILY else []
         return refusal("approval", subject, ways=[f"--allowedTools '{rules[0] if rules else broad}'", *extra, *server],
-                       suggestion=rules[0] if rules else "", mode=self.mode)
+                       suggestion=rules[0] if rules else "", mode=self.mode, path=str(outside[0]) if outside else "")
 
     def removes(self, tool_name: str) -> bool:
         """Whether a deny rule covers every use of `tool_name` (no specifier): Claude Code then
@@ -104,7 +106,8 @@ class Policy:
                 "uncertain", subject + ", so no rule can approve it;")
         if verdict.allowed:
             return Decision(True, verdict.reason)
-        return refusal(verdict.kind, verdict.subject, verdict.rule, verdict.ways, verdict.suggestion, self.mode)
+        return refusal(verdict.kind, verdict.subject, verdict.rule, verdict.ways, verdict.suggestion, self.mode,
+                       verdict.path)
 
     def bash_rules(self, kind: str) -> list[tuple[str, str | None]]:
         """(rule text, specifier) of each Bash rule of `kind`; the specifier is None for all of Bash."""
@@ -249,6 +252,10 @@ class Policy:
                    and not self._first_match("ask", "Edit", args, paths)
                    and not self._unnamed_sensitive("Edit", args, paths)
                    for args in self._command_files(path) for paths in [self._paths("Edit", args)])
+
+    def command_file(self, path: str) -> str:
+        """The absolute path of a file a command names (`~/` the home folder), as written."""
+        return self._command_files(path)[0]["file_path"]
 
     def _command_files(self, path: str) -> list[dict[str, str]]:
         """The Edit arguments of a file a command names (`~` and `~/` are the home folder): as
