@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent.record.approvals import ANSWERS, DECIDERS
+from agent.record.approvals import ANSWERS, DECIDERS, MAX_MESSAGE, updates_problem
 from agent.record.deltas import DELTA, delta_problem, message_count
 from agent.record.mcp_servers import SETUP_KEY as MCP_SERVERS, servers_problem
 
@@ -160,6 +160,19 @@ def _approval_problem(run: dict) -> str | None:
         return f"`by` must be {', '.join(DECIDERS[:-1])} or {DECIDERS[-1]}"
     if run["approval"] == "no" and ("output" in run or "is_error" in run):
         return "a refused call (`approval: 'no'`) has no `output`: it did not run"
+    granted = run["approval"] != "no"
+    for key in ("updated_input", "permission_updates") if not granted else ("message", "interrupt"):
+        if key in run:
+            return f"`{key}` belongs to {'a refusal' if key in ('message', 'interrupt') else 'an approval'}, " \
+                   f"not to `approval: {run['approval']!r}`"
+    if "updated_input" in run and not (isinstance(run["updated_input"], dict) and json_like(run["updated_input"])):
+        return "`updated_input` must be a mapping of JSON data (the input the call ran with)"
+    if "permission_updates" in run and (problem := updates_problem(run["permission_updates"])):
+        return f"`permission_updates`: {problem}"
+    if "message" in run and not (isinstance(run["message"], str) and len(run["message"]) <= MAX_MESSAGE):
+        return f"`message` must be a text of at most {MAX_MESSAGE:,} characters"
+    if not isinstance(run.get("interrupt", False), bool):
+        return "`interrupt` must be true or false"
     return None
 
 
