@@ -101,7 +101,7 @@ def _build(args: argparse.Namespace, env: Mapping[str, str], channel: Channel):
     from agent.cli.cassette_run import replay_setup
     from agent.cli.environment import Environment
     from agent.cli.outcomes import Ending
-    from agent.cli.sdk.approvals import sdk_approver
+    from agent.cli.sdk.approvals import session_approver
     from agent.cli.sdk.control import Control
     from agent.cli.trust import own_trust
     from agent.run import MainConversation
@@ -120,8 +120,9 @@ def _build(args: argparse.Namespace, env: Mapping[str, str], channel: Channel):
     session.observer = ending.watching(session.observer)
     stream.watch_hooks(session)
     stream.watch_tasks(session)
-    if args.permission_prompt_tool == "stdio" and not recorded:  # a replay answers as the recording's SDK did
-        session.approver = sdk_approver(channel, stream)
+    # the SDK's can_use_tool (a replay answers as the recording's SDK did); without it, refusals are reported
+    session.approver = session_approver(args.permission_prompt_tool == "stdio", recorded, channel, stream,
+                                        session.approver)
     session.client.limits.thinking(session.model)
     conversation = MainConversation(session, history)
     control = Control(channel, session, stream, lambda: _interrupt(session, channel))
