@@ -45,6 +45,7 @@ class Session:
     skills: dict[str, Any] = field(default_factory=dict)  # name -> agent.skills.discovery.Skill, sorted by name
     agents: dict[str, Any] = field(default_factory=dict)  # name -> AgentDefinition, sorted by name
     catalog_budget: int = CATALOG_BUDGET_CHARS
+    offered_builtins: frozenset[str] | None = None  # --tools: the built-in tools offered (None: every one)
     max_depth: int = DEFAULT_MAX_DEPTH  # how deep subagents may nest
     max_concurrent: int = DEFAULT_MAX_CONCURRENT  # subagents running at once
     subagent_model: str | None = None  # CLAUDE_CODE_SUBAGENT_MODEL
@@ -84,10 +85,11 @@ class Session:
     def catalogs(self) -> Catalogs:
         """The skills the model may invoke and the agent types, fitted into `catalog_budget`
         (computed once: every request of the run shows the same catalogs)."""
-        skills = [skill_entry(skill) for skill in self.skills.values() if skill.model_invocable]
+        skills = [skill_entry(skill) for skill in self.skills.values()
+                  if skill.model_invocable and self.offers("Skill")]
         offered = self._tool_names(depth=1)
         agents = {name: agent_entry(definition, offered, self.own_tool_names(definition))
-                  for name, definition in self.agents.items()}
+                  for name, definition in self.agents.items() if self.offers("Agent")}
         lines, shortened = fit(skills + list(agents.values()), self.catalog_budget) if skills or agents else ([], False)
         return Catalogs(lines[:len(skills)], agents, dict(zip(agents, lines[len(skills):])), shortened)
 
@@ -96,18 +98,25 @@ class Session:
         """Every tool an agent at `depth` may have before its definition filters them: the six
         built-ins, Skill when there are skills the model may load (less `exclude_skill`, a fork's
         own), Agent below the depth cap (only for `agent_types` when given), and the tools of the
-        session's MCP servers that no deny rule removes. Subagents ask for theirs here, so the layers
-        that start subagents never import the tools that start them."""
-        tools = builtin_tools()
+        session's MCP servers that no deny rule removes; of the built-ins, Skill, Agent and
+        SendMessage only those --tools offers (the MCP tools whatever it says, as in Claude Code).
+        Subagents ask for theirs here, so the layers that start subagents never import the tools
+        that start them."""
+        tools = [tool for tool in builtin_tools() if self.offers(tool.name)]
         catalogs = self.catalogs
-        if any(s.model_invocable and name != exclude_skill for name, s in self.skills.items()):
+        if self.offers("Skill") and any(s.model_invocable and name != exclude_skill for name, s in self.skills.items()):
             tools.append(skill_tool(self.skills, run_forked_skill, exclude_skill, catalogs.shortened))
         agents = self.agents if agent_types is None else {n: a for n, a in self.agents.items() if n in agent_types}
         if depth < self.max_depth and agents:
-            tools.append(agent_tool(agents, catalogs.agent_entries, catalogs.agent_lines, catalogs.shortened))
-            if depth == 0:  # the main conversation continues the agents it started
+            if self.offers("Agent"):
+                tools.append(agent_tool(agents, catalogs.agent_entries, catalogs.agent_lines, catalogs.shortened))
+            if depth == 0 and self.offers("SendMessage"):  # the main conversation continues the agents it started
                 tools.append(send_message_tool())
         return tools + self.mcp_tools()
+
+    def offers(self, name: str) -> bool:
+        """Whether the built-in tool `name` is offered (--tools)."""
+        return self.offered_builtins is None or name in self.offered_builtins
 
     def mcp_tools(self, servers: list[str] | None = None) -> list[Tool]:
         """The tools of the session's MCP servers (all, or those named in `servers`), less those a
@@ -128,10 +137,10 @@ class Session:
 
     def _tool_names(self, depth: int) -> list[str]:
         """The names `tools_for(depth)` offers, without building the tools."""
-        names = [tool.name for tool in builtin_tools()]
-        if any(skill.model_invocable for skill in self.skills.values()):
+        names = [tool.name for tool in builtin_tools() if self.offers(tool.name)]
+        if self.offers("Skill") and any(skill.model_invocable for skill in self.skills.values()):
             names.append("Skill")
-        if depth < self.max_depth and self.agents:
+        if depth < self.max_depth and self.agents and self.offers("Agent"):
             names.append("Agent")
         return names + [tool.name for tool in self.mcp_tools()]
 

@@ -3,7 +3,10 @@ Code keeps them, so a crash or Ctrl-C leaves a record, and `--continue` / `--res
 session up again.
 
 Main conversation: `~/.claude/projects/<cwd-slug>/<session-id>.jsonl`; each subagent:
-`~/.claude/projects/<cwd-slug>/<session-id>/subagents/agent-<id>.jsonl`.
+`~/.claude/projects/<cwd-slug>/<session-id>/subagents/agent-<id>.jsonl`. Each line has its `uuid`
+and its `parentUuid` (the line before it in the conversation), as Claude Code writes them: a
+resume at an earlier message (--resume-session-at) branches there, and reading a transcript back
+follows the branch its last line is on.
 """
 
 from __future__ import annotations
@@ -29,7 +32,6 @@ log = logging.getLogger("agent")
 
 SESSION_ID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 AGENT_ID = re.compile(r"a[0-9a-f]{16}")
-DEFAULT_CLEANUP_DAYS = 30  # settings' cleanupPeriodDays
 
 
 def agent_id_for(call_id: str | None) -> str:
@@ -111,21 +113,43 @@ def find_session(home: Path, cwd: Path, session_id: str) -> Path | None:
 
 
 def read_conversation(path: Path) -> list[dict[str, Any]]:
-    """The messages of a main transcript, in order, made fit to send again (a transcript is
-    untrusted: see `conversation.repaired`). Lines that are not messages are skipped; what had to
-    be dropped from the messages is one warning. Only a regular file of at most
-    TRANSCRIPT_FILE_BYTES is read (OSError otherwise); a line nested deeper than the JSON limit is
-    skipped like any line that is not JSON."""
-    messages = []
+    """The messages of a main transcript, in order, made fit to send again (see `messages_of`)."""
+    return messages_of(conversation_entries(path), path)
+
+
+def conversation_entries(path: Path) -> list[dict[str, Any]]:
+    """The lines of a transcript that hold the messages of its conversation, in order: a line whose
+    `parentUuid` is an earlier line of the conversation continues from there (the lines after
+    that one were a branch given up, and are left out); any other line follows the one before it
+    (older transcripts have no uuids). Lines that are not messages are skipped. Only a regular
+    file of at most TRANSCRIPT_FILE_BYTES is read (OSError otherwise); a line nested deeper than
+    the JSON limit is skipped like any line that is not JSON."""
+    chain: list[dict[str, Any]] = []
+    where: dict[str, int] = {}  # uuid -> its place in `chain`
     text = read_bounded(path, TRANSCRIPT_FILE_BYTES).decode("utf-8", errors="replace")
     for line in text.split("\n"):  # not splitlines: U+2028 inside a JSON string is no line break
         try:
             entry = load_json(line, "a transcript line")
         except ValueError:
             continue
-        if isinstance(entry, dict) and "message" in entry:
-            messages.append(entry["message"])
-    messages, dropped = repaired(messages)
+        if not isinstance(entry, dict) or "message" not in entry:
+            continue
+        parent = entry.get("parentUuid")
+        at = where.get(parent) if isinstance(parent, str) else None
+        if at is not None and at < len(chain) - 1:
+            for dropped in chain[at + 1:]:  # each line is dropped at most once
+                where.pop(dropped.get("uuid"), None)
+            del chain[at + 1:]
+        if isinstance(entry.get("uuid"), str):
+            where[entry["uuid"]] = len(chain)
+        chain.append(entry)
+    return chain
+
+
+def messages_of(entries: list[dict[str, Any]], path: Path) -> list[dict[str, Any]]:
+    """The messages of transcript `entries`, made fit to send again (a transcript is untrusted:
+    see `conversation.repaired`); what had to be dropped is one warning naming the session."""
+    messages, dropped = repaired([entry["message"] for entry in entries])
     if dropped:
         log.warning(f"session {path.stem}: {dropped} malformed message part{'s' if dropped != 1 else ''} "
                     "of its transcript left out")
@@ -143,6 +167,10 @@ class Transcripts:
         self.folder = project_folder(home, cwd)
         self._failed = threading.Event()  # once a write failed, stop trying
         self.unwritten: str | None = None  # what could not be written, and why: the run ends saying so
+        self.mirror: Any = None  # mirror(path, line): every line as written (--session-mirror)
+        self._latest: dict[Path, str] = {}  # each file's latest uuid: the parentUuid of its next line
+        self._carried: list[dict[str, Any]] = []  # a fork's earlier lines, written before its first new one
+        self._lock = threading.Lock()
         main = self.folder / f"{self.session_id}.jsonl"
         if kind := special_file(main):
             raise UsageError(f"the session transcript {main} is {kind}, not a regular file; remove it or "
@@ -151,6 +179,22 @@ class Transcripts:
     def main(self) -> "Transcript":
         """The main conversation's transcript."""
         return Transcript(self, self.folder / f"{self.session_id}.jsonl", agent_id=None, agent_type="main")
+
+    def continue_from(self, entries: list[dict[str, Any]], carry: bool = False) -> None:
+        """Continue the main conversation after `entries` (a transcript's, see
+        `conversation_entries`): its next line's parent is their last one. With `carry` they are
+        written into this session's transcript before its first new line (a fork's copy of the
+        conversation it continues, written as the run's own lines are, so a mirror sees them too)."""
+        last = entries[-1].get("uuid") if entries else None
+        with self._lock:
+            if isinstance(last, str):
+                self._latest[self.main().path] = last
+            self._carried = [{**entry, "sessionId": self.session_id} for entry in entries] if carry else []
+
+    def _take_carried(self) -> list[dict[str, Any]]:
+        with self._lock:
+            carried, self._carried = self._carried, []
+        return carried
 
     def subagent(self, agent_type: str, agent_id: str, name: str | None = None, model: str | None = None) -> "Transcript":
         """The transcript of subagent `agent_id`, under the session's subagents folder (a
@@ -193,13 +237,24 @@ class Transcript:
         self.agent_type = agent_type
         self.extra = extra or {}
 
+    @property
+    def last_uuid(self) -> str | None:
+        """The uuid of the latest line written (a stream-json line of the message says it too)."""
+        with self.owner._lock:
+            return self.owner._latest.get(self.path)
+
     def append(self, message: dict[str, Any]) -> None:
         """Append one message of the conversation (never raises: a transcript must not end a run)."""
-        if self.owner._failed.is_set():
-            return
+        for carried in self.owner._take_carried() if self.agent_id is None else []:
+            self.write(carried)
+        with self.owner._lock:
+            entry_uuid, parent = str(uuid.uuid4()), self.owner._latest.get(self.path)
+            self.owner._latest[self.path] = entry_uuid
         entry = {
             "type": message.get("role"),
             "message": message,
+            "uuid": entry_uuid,
+            "parentUuid": parent,
             "sessionId": self.owner.session_id,
             "cwd": str(self.owner.cwd),
             "isSidechain": self.agent_id is not None,
@@ -207,13 +262,23 @@ class Transcript:
         }
         if self.agent_id:
             entry.update(agentId=self.agent_id, agentType=self.agent_type, **self.extra)
+        self.write(entry)
+
+    def write(self, entry: dict[str, Any]) -> None:
+        """Write `entry` as one line, redacted, and hand it to the mirror (a failed write never raises)."""
+        if self.owner._failed.is_set():
+            return
+        line = redact(json.dumps(entry, ensure_ascii=False))
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            append_text(self.path, redact(json.dumps(entry, ensure_ascii=False)) + "\n")
+            append_text(self.path, line + "\n")
         except (OSError, ValueError) as exc:  # a full disk: the file keeps its whole lines, the run goes on
             if not self.owner._failed.is_set():
                 self.owner._failed.set()
                 self.owner.unwritten = f"the transcript {self.path} ({getattr(exc, 'strerror', None) or exc})"
+            return
+        if self.owner.mirror is not None:
+            self.owner.mirror(self.path, line)
 
 
 _MAX_AGENTS = 1000  # subagent transcripts of one session that are looked at
@@ -236,49 +301,3 @@ def _first_line(path: Path) -> dict[str, Any]:
     except (OSError, ValueError):
         return {}
     return entry if isinstance(entry, dict) else {}
-
-
-def clean_up(home: Path, days: float, keep: str, now: float | None = None) -> int:
-    """Remove the transcripts (sessions' and their subagents') last written more than `days` ago,
-    in every project, as Claude Code's cleanupPeriodDays does, except session `keep`'s (the one
-    running); returns how many. Only regular `.jsonl` files are removed, no link is followed, and
-    a folder left empty goes too."""
-    cutoff = (time.time() if now is None else now) - days * 86400
-    removed = 0
-    root = Path(home) / ".claude" / "projects"
-    for project in _folders(root):
-        for entry in _scan(project):
-            if entry.name in (keep, f"{keep}.jsonl"):
-                continue
-            if entry.is_dir(follow_symlinks=False) and SESSION_ID.fullmatch(entry.name):
-                subagents = Path(entry.path) / "subagents"
-                removed += sum(_remove_old(e, cutoff) for e in _scan(subagents) if e.name.endswith(".jsonl"))
-                for folder in (subagents, Path(entry.path)):
-                    try:
-                        folder.rmdir()
-                    except OSError:  # not empty, or not there
-                        pass
-            elif entry.name.endswith(".jsonl"):
-                removed += _remove_old(entry, cutoff)
-    return removed
-
-
-def _folders(root: Path) -> list[Path]:
-    return [Path(e.path) for e in _scan(root) if e.is_dir(follow_symlinks=False)]
-
-
-def _scan(folder: Path) -> list[os.DirEntry]:
-    try:
-        return list(os.scandir(folder))[:100_000]
-    except OSError:
-        return []
-
-
-def _remove_old(entry: os.DirEntry, cutoff: float) -> bool:
-    try:
-        if entry.is_file(follow_symlinks=False) and entry.stat(follow_symlinks=False).st_mtime < cutoff:
-            os.unlink(entry.path)
-            return True
-    except OSError:
-        pass
-    return False

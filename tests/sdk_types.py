@@ -69,15 +69,34 @@ def dropped_keys(sent: Any, kept: Any, path: str = "") -> list[str]:
 def problems(body: dict, wire: str) -> list[str]:
     """Why `body` is not a valid request of `wire` by the SDK's types (empty when it is):
     validation errors, then unknown keys that are not documented OpenRouter extensions."""
+    body, found = _beta_fields_checked(body) if wire == "messages" else (body, [])
     try:
         kept = materialise(adapter(wire, body.get("stream") is True).validate_python(body, strict=True))
     except ValidationError as exc:
-        return [f"{'.'.join(map(str, error['loc']))}: {error['msg']}" for error in exc.errors()[:5]]
-    return [
+        return found + [f"{'.'.join(map(str, error['loc']))}: {error['msg']}" for error in exc.errors()[:5]]
+    return found + [
         f"{path}: not a field of the {wire} request type"
         for path in dropped_keys(body, kept)
         if not (wire == "chat" and _documented_by_openrouter(path, body))
     ]
+
+
+def _beta_fields_checked(body: dict) -> tuple[dict, list[str]]:
+    """`body` less the fields only a beta header makes valid (--task-budget's
+    output_config.task_budget), and what is wrong with them by the SDK's beta types."""
+    config = body.get("output_config")
+    if not isinstance(config, dict) or "task_budget" not in config:
+        return body, []
+    from anthropic.types.beta.beta_token_task_budget_param import BetaTokenTaskBudgetParam
+
+    rest = {key: value for key, value in config.items() if key != "task_budget"}
+    body = {key: value for key, value in body.items() if key != "output_config"} | ({"output_config": rest} if rest else {})
+    try:
+        kept = TypeAdapter(BetaTokenTaskBudgetParam).validate_python(config["task_budget"], strict=True)
+    except ValidationError as exc:
+        return body, [f"output_config.task_budget.{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors()[:5]]
+    return body, [f"output_config.task_budget.{path}: not a field of the beta type"
+                  for path in dropped_keys(config["task_budget"], kept)]
 
 
 def _documented_by_openrouter(path: str, body: dict) -> bool:

@@ -111,6 +111,8 @@ def build_session(args: argparse.Namespace, environment: Environment, observer=N
     `environment`); a replay narrows it to the recording's. When the workspace is untrusted but its
     files would grant permissions, `confirm_trust()` (the interactive question) may trust it."""
     from agent.cli.replay import check_model, replay_provider
+    from agent.cli.request_flags import request_limits, request_shaping, tool_selection, unsupported_flags
+    from agent.cli.resuming import sessions
     from agent.cli.run_controls import apply_run_controls
     from agent.cli.session_agent import record_agent, session_agent
     from agent.cli.sources import home_content_warning, setting_sources
@@ -119,7 +121,6 @@ def build_session(args: argparse.Namespace, environment: Environment, observer=N
     from agent.mcp.sources import has_project_servers
     from agent.memory import load_memory, memory_block
     from agent.model.client import ModelClient
-    from agent.model.limits import Limits
     from agent.model.providers import model_aliases, resolve_model, select_provider
     from agent.permissions.settings import added_directory, load_policy, project_grants
     from agent.session import Session
@@ -142,7 +143,9 @@ def build_session(args: argparse.Namespace, environment: Environment, observer=N
     # user's source would drop the user's deny rules
     withheld = hasattr(args, "own_setting_sources") and not getattr(args, "cassette_grants", args.replay_tools)
     policy_sources = setting_sources(getattr(args, "own_setting_sources", None)) if withheld else sources
-    session_id, transcripts, history = _sessions(args, home, cwd)
+    session_id, transcripts, history = sessions(args, home, cwd)
+    if transcripts is not None and args.session_mirror and hasattr(observer, "mirror"):
+        transcripts.mirror = observer.mirror  # --session-mirror: each line also goes to the Agent SDK's SessionStore
     if transcripts is not None and not args.replay_tools:  # --replay-tools changes nothing on disk
         from agent.cli.cleanup import remove_old_transcripts
 
@@ -151,9 +154,11 @@ def build_session(args: argparse.Namespace, environment: Environment, observer=N
         provider = replay_provider(recorded.setup, recorded.base_url, args.replay)
     else:
         provider = select_provider(environment.raw, args.provider)
-    limits = Limits(environment["CLAUDE_CODE_MAX_OUTPUT_TOKENS"], environment["MAX_THINKING_TOKENS"])
+    unsupported_flags(args)
+    limits = request_limits(args, environment)  # --max-thinking-tokens or MAX_THINKING_TOKENS
     client = ModelClient(provider, environment["API_TIMEOUT_MS"] / 1000, args.trace,
                          max_retries=environment["AGENT_MAX_RETRIES"], limits=limits,
+                         shaping=request_shaping(args, provider.name, limits),
                          sleep=(lambda seconds: None) if args.replay_tools else None)  # a recorded retry need not wait
     cache = FrontmatterCache(cache_path(home, environment.raw))
     added = tuple(added_directory(folder, cwd) for folder in args.add_dirs)
@@ -195,6 +200,7 @@ def build_session(args: argparse.Namespace, environment: Environment, observer=N
         client=client,
         model=model,
         max_turns=max_turns,
+        offered_builtins=tool_selection(args.tools),
         skills=skills,
         agents=agents,
         catalog_budget=environment["SLASH_COMMAND_TOOL_CHAR_BUDGET"],
@@ -253,36 +259,6 @@ def session_hooks(args: argparse.Namespace, session, home: Path, sources, truste
     transcript = project_folder(home, cwd) / f"{session.session_id}.jsonl"
     return Hooks(configured, cwd, session.session_id, str(transcript), "sdk-cli" if args.print else "cli", runs,
                  callback=caller)
-
-
-def _sessions(args: argparse.Namespace, home: Path, cwd: Path):
-    """This run's session id, the transcripts it writes (None with --no-session-persistence) and,
-    for --continue or --resume, the conversation it continues."""
-    import uuid
-
-    from agent.transcripts import SESSION_ID, Transcripts, find_session, latest_session, read_conversation
-
-    session_id, history = args.session_id, []
-    if session_id is not None:
-        if not SESSION_ID.fullmatch(session_id):
-            raise UsageError(f"--session-id must be a UUID, not {session_id!r}")
-        if find_session(home, cwd, session_id):
-            raise UsageError(f"session {session_id} already exists; continue it with --resume {session_id}")
-    elif args.continue_session or args.resume:
-        session_id = args.resume or latest_session(home, cwd)
-        args.resumed_session = session_id  # whose agent the session runs as again (agent.cli.session_agent)
-        path = find_session(home, cwd, session_id) if session_id else None
-        if path is None:
-            missing = f"no session {session_id!r} to resume" if args.resume else f"no earlier session in {cwd} to continue"
-            raise UsageError(missing)
-        try:
-            history = read_conversation(path)
-        except OSError as error:
-            raise UsageError(f"cannot read the session {path}: {error.strerror or error}") from None
-    session_id = session_id or str(uuid.uuid4())
-    persist = not args.no_session_persistence and getattr(args, "home_writable", True)  # see cli.home
-    transcripts = Transcripts(home, cwd, session_id) if persist else None
-    return session_id, transcripts, history
 
 
 def _text_or_file(args: argparse.Namespace, dest: str) -> str | None:

@@ -9,6 +9,7 @@ from typing import Sequence
 from agent import __version__
 from agent.cli.environment import help_text
 from agent.errors import UsageError
+from agent.model.limits import MIN_THINKING_BUDGET
 from agent.permissions.policy import MODES
 
 EXIT_CODES = """exit codes:
@@ -53,13 +54,13 @@ def build_parser() -> argparse.ArgumentParser:
     add("--tools", metavar="TOOLS", help='the built-in tools offered, comma-separated ("Read,Bash"); "" for none, '
                                          '"default" for all')
     add("--max-budget-usd", metavar="USD", help="stop once the run has cost more than USD (every request, subagents' too)")
-    add("--task-budget", metavar="TOKENS", help=argparse.SUPPRESS)  # the SDK's; accepted, not used
+    add("--task-budget", type=int, metavar="TOKENS", help=argparse.SUPPRESS)  # the SDK's: output_config.task_budget
     add("--fallback-model", metavar="MODEL", help="the model to switch to when the main one is overloaded or unavailable")
-    add("--betas", metavar="BETAS", help=argparse.SUPPRESS)  # the SDK's (Anthropic beta headers); accepted
+    add("--betas", metavar="BETAS", help=argparse.SUPPRESS)  # the SDK's: Anthropic beta headers
     add("--effort", metavar="LEVEL", help="reasoning effort: low, medium, high, xhigh or max (models that have it)")
     add("--thinking", choices=["adaptive", "enabled", "disabled"], help=argparse.SUPPRESS)  # the SDK's ThinkingConfig
     add("--max-thinking-tokens", type=int, metavar="N", help=argparse.SUPPRESS)  # hidden in Claude Code too
-    add("--thinking-display", metavar="DISPLAY", help=argparse.SUPPRESS)
+    add("--thinking-display", choices=["summarized", "omitted", "highlights"], help=argparse.SUPPRESS)
     add("--json-schema", metavar="JSON", help="a JSON Schema the final answer must fit (structured_output in JSON results)")
     add("--system-prompt", metavar="TEXT", help="replace the agent's instructions in the system prompt")
     add("--system-prompt-file", metavar="FILE", help="--system-prompt, read from FILE")
@@ -69,9 +70,9 @@ def build_parser() -> argparse.ArgumentParser:
     add("-r", "--resume", metavar="SESSION_ID", help="continue the session SESSION_ID")
     add("--session-id", metavar="UUID", help="the id of this new session")
     add("--fork-session", action="store_true", help="with --resume or --continue: continue in a new session id")
-    add("--resume-session-at", metavar="MESSAGE_ID", help=argparse.SUPPRESS)  # the SDK's; accepted
+    add("--resume-session-at", metavar="MESSAGE_ID", help=argparse.SUPPRESS)  # the SDK's: resume up to that message
     add("--plugin-dir", dest="plugin_dirs", action="append", default=[], metavar="DIR", help=argparse.SUPPRESS)
-    add("--session-mirror", action="store_true", help=argparse.SUPPRESS)  # the SDK's session_store; accepted
+    add("--session-mirror", action="store_true", help=argparse.SUPPRESS)  # the SDK's session_store: transcript_mirror lines
     add("--agents", metavar="JSON", help="extra subagent definitions: a JSON object, or a path to a JSON file")
     add("--agent", metavar="NAME", help="run the session as the agent NAME (its prompt, tools, model and "
                                          "permission mode; default: the settings' agent field)")
@@ -129,8 +130,18 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
         raise UsageError("give --append-system-prompt or --append-system-prompt-file, not both")
     if args.append_subagent_system_prompt is not None and args.append_subagent_system_prompt_file is not None:
         raise UsageError("give --append-subagent-system-prompt or --append-subagent-system-prompt-file, not both")
-    if sum(map(bool, (args.continue_session, args.resume, args.session_id))) > 1:
-        raise UsageError("give only one of --continue, --resume and --session-id")
+    if args.continue_session and args.resume:
+        raise UsageError("give only one of --continue, --resume and --session-id (--session-id goes with either "
+                         "only with --fork-session)")
+    if args.session_id and (args.continue_session or args.resume) and not args.fork_session:
+        raise UsageError("--session-id with --continue or --resume also needs --fork-session, as in Claude Code")
+    if args.resume_session_at is not None and not args.resume:
+        raise UsageError("--resume-session-at requires --resume, as in Claude Code")
+    thinking = args.max_thinking_tokens
+    if thinking is not None and (thinking < 0 or 0 < thinking < MIN_THINKING_BUDGET):
+        raise UsageError(f"--max-thinking-tokens must be 0 (off) or a whole number >= {MIN_THINKING_BUDGET}")
+    if args.task_budget is not None and args.task_budget < 1:
+        raise UsageError("--task-budget must be a positive integer, as in Claude Code")
     if args.output_format == "stream-json" and not args.verbose:
         raise UsageError("--output-format stream-json needs --verbose, as in Claude Code")
     if args.replay_tools and not args.replay:

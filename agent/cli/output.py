@@ -189,14 +189,17 @@ class StreamJson:
     def message(self, agent, message: dict[str, Any]) -> None:
         """Called by the loop with each message of every conversation."""
         content = message.get("content")
+        # the line's uuid is its transcript line's, as in Claude Code: --resume-session-at takes it
+        entry = {"uuid": entry_uuid} if (entry_uuid := getattr(agent.transcript, "last_uuid", None)) else {}
         if message.get("role") == "assistant":
-            self._print({"type": "assistant", "message": {**message, "model": agent.model}, **self._origin(agent)})
+            self._print({"type": "assistant", "message": {**message, "model": agent.model}, **self._origin(agent),
+                         **entry})
         elif isinstance(content, list) and any(b.get("type") == "tool_result" for b in content if isinstance(b, dict)):
             with self._lock:
                 before, self._before_results = self._before_results, []
             for line in before:
                 self._print(line)
-            self._print({"type": "user", "message": message, **self._origin(agent)})
+            self._print({"type": "user", "message": message, **self._origin(agent), **entry})
             with self._lock:
                 after, self._after_results = self._after_results, []
             for line in after:
@@ -205,6 +208,10 @@ class StreamJson:
     def system(self, agent, fields: dict[str, Any]) -> None:
         """A `system` line the loop sends about an agent (`model_fallback`: its model gave way)."""
         self._print({"type": "system", **fields, "uuid": str(uuid.uuid4()), "session_id": self.session.session_id})
+
+    def mirror(self, path, line: str) -> None:
+        """A transcript line as written, for the Agent SDK's SessionStore (--session-mirror)."""
+        self._print({"type": "transcript_mirror", "filePath": str(path), "entries": [json.loads(line)]})
 
     def text(self, agent, text: str) -> None:
         """One piece of an answer as it streams (printed with --include-partial-messages only)."""

@@ -21,6 +21,7 @@ from agent.model import sse
 from agent.model.fallback import OVERLOADED_ATTEMPTS, OVERLOADED_STATUS, ModelUnavailable, trigger_for
 from agent.model.deadline import TIMEOUT_VARIABLE, Deadline, DeadlinePassed, DeadlineSession, ResponseTooLarge, read_pieces
 from agent.model.limits import Limits
+from agent.model.reasoning import Shaping
 from agent.model.wire import provider_json
 from agent.model.wire.messages_stream import BrokenStream
 from agent.model.providers import Provider
@@ -76,12 +77,15 @@ class ModelClient:
         jitter: random.Random | None = None,
         backoff: retry.Backoff = retry.Backoff(),
         limits: Limits = Limits(),
+        shaping: Shaping = Shaping(),
     ):
         """`max_retries` defaults to AGENT_MAX_RETRIES (else 6); `sleep` and `jitter` default to
         `agent.model.retry.sleep` and `agent.model.retry.rng`, looked up at each retry so tests can replace them.
-        `limits` sets the output limit and thinking budget (`agent.model.limits`)."""
+        `limits` sets the output limit and thinking budget (`agent.model.limits`), `shaping` what
+        the run's flags ask of every request (`agent.model.reasoning`)."""
         self.provider = provider
         self.limits = limits
+        self.shaping = shaping
         self.http = DeadlineSession()
         self.timeout_s = timeout_s  # the whole response, headers and body (`agent.model.deadline`)
         self.timeout = (min(CONNECT_TIMEOUT_S, timeout_s), timeout_s)
@@ -104,8 +108,8 @@ class ModelClient:
         `messages` under `system`, offering `tools`. With `on_text` the reply is streamed and each
         piece of its text handed to it as it arrives (a retried attempt starts over). A `switchable`
         request (a fallback model waits) gives an overloaded model OVERLOADED_ATTEMPTS attempts."""
-        thinking = self.limits.thinking(model, strict=False)  # the main model was checked at the start
-        payload = self.provider.wire.encode(system, messages, tools, model, self.limits.max_tokens(model), thinking,
+        options = self.shaping.options(model, self.limits)  # for this request's model: a subagent's may differ
+        payload = self.provider.wire.encode(system, messages, tools, model, self.limits.max_tokens(model), options,
                                             stream=on_text is not None)
         with self._lock:
             self._count += 1
@@ -177,7 +181,8 @@ class ModelClient:
         headers would go with the request to wherever it points."""
         with Deadline(self.timeout_s) as deadline:
             try:
-                response = self.http.post(self.provider.url, json=payload, headers=self.provider.headers,
+                headers = self.provider.wire.request_headers(self.provider.headers, payload, self.shaping.betas)
+                response = self.http.post(self.provider.url, json=payload, headers=headers,
                                           timeout=self.timeout, stream=True, allow_redirects=False)
             except requests.RequestException as exc:
                 return None, self._unsent(exc, deadline)

@@ -6,7 +6,9 @@ model's maximum up to Claude Code's default of 32,000 tokens (a non-streamed rep
 already takes minutes); a model not in the table gets 4,096, which every model we know accepts
 (8,192 is too many for some: "max_tokens: 8192 > 4096"). Claude Code's variables change it:
 CLAUDE_CODE_MAX_OUTPUT_TOKENS sets the limit (never above a known model's maximum), and
-MAX_THINKING_TOKENS turns extended thinking on with that budget.
+MAX_THINKING_TOKENS (or --max-thinking-tokens, which wins) turns extended thinking on with that
+budget. A model with adaptive thinking takes no budget: it decides how much to think, so a budget
+only says that thinking is on, and is not checked against its output limit.
 """
 
 from __future__ import annotations
@@ -39,13 +41,30 @@ MODELS: dict[str, tuple[int, int]] = {
     "claude-3-haiku": (4_096, 200_000),
     "openai/gpt-4o": (16_384, 128_000),
 }
+# The models whose thinking is adaptive (`{"type": "adaptive"}`, no budget), as Claude Code 2.1.332 sends it.
+ADAPTIVE_THINKING = ("claude-opus-4-6", "claude-sonnet-4-6", "claude-opus-4-7", "claude-opus-5-5", "claude-sonnet-5-5",
+                     "claude-haiku-5-5")
+
+
+def model_entry(table, model: str):
+    """The entry of `table` (model prefix -> value, or a collection of prefixes) for `model`, its
+    longest matching prefix winning (dated and OpenRouter ids included); None when none matches."""
+    key = price_key(model)
+    matches = [prefix for prefix in table if key == prefix or key.startswith(prefix + "-")]
+    if not matches:
+        return None
+    prefix = max(matches, key=len)
+    return table[prefix] if isinstance(table, dict) else prefix
+
+
+def adaptive_thinking(model: str) -> bool:
+    """Whether `model` thinks adaptively (it takes no thinking budget)."""
+    return model_entry(ADAPTIVE_THINKING, model) is not None
 
 
 def known_model(model: str) -> tuple[int, int] | None:
     """(maximum output, context window) of `model`, or None when it is not in the table."""
-    key = price_key(model)
-    matches = [prefix for prefix in MODELS if key == prefix or key.startswith(prefix + "-")]
-    return MODELS[max(matches, key=len)] if matches else None
+    return model_entry(MODELS, model)
 
 
 def context_window(model: str) -> int | None:
@@ -60,6 +79,7 @@ class Limits:
 
     max_output: int | None = None  # CLAUDE_CODE_MAX_OUTPUT_TOKENS, if set
     thinking_budget: int = 0  # MAX_THINKING_TOKENS: 0 (off) or at least MIN_THINKING_BUDGET
+    thinking_source: str = THINKING_VARIABLE  # where the budget came from, as an error names it
     _warned: set[str] = field(default_factory=set, compare=False, repr=False)  # models told thinking is off
 
     def max_tokens(self, model: str) -> int:
@@ -72,10 +92,11 @@ class Limits:
     def thinking(self, model: str, strict: bool = True) -> int:
         """The thinking budget for `model` (0: off). It must leave room for an answer: a budget at
         or above the output limit is a usage error, or, not `strict` (a subagent's or a switched-to
-        model, mid-run), thinking off for that model with one warning."""
+        model, mid-run), thinking off for that model with one warning. An adaptive model's budget is
+        returned unchecked: it is never sent."""
         limit = self.max_tokens(model)
-        if self.thinking_budget and self.thinking_budget >= limit:
-            problem = (f"{THINKING_VARIABLE} ({self.thinking_budget}) must be below the output limit for {model} "
+        if self.thinking_budget and self.thinking_budget >= limit and not adaptive_thinking(model):
+            problem = (f"{self.thinking_source} ({self.thinking_budget}) must be below the output limit for {model} "
                        f"({limit} tokens)")
             if strict:
                 raise UsageError(f"{problem}; lower it or raise {OUTPUT_VARIABLE}")
@@ -85,3 +106,8 @@ class Limits:
             return 0
         return self.thinking_budget
 
+    def default_budget(self, model: str) -> int:
+        """The budget thinking turned on without one (`--thinking enabled`) gets, as Claude Code
+        gives it: all of the output limit but one token (0 when that is below the API's minimum)."""
+        budget = self.max_tokens(model) - 1
+        return budget if budget >= MIN_THINKING_BUDGET else 0

@@ -8,6 +8,7 @@ from typing import Any
 from agent.conversation import Reply, Stop, ToolCall, Usage, settle_stop, token_count
 from agent.errors import ProviderError
 from agent.model.wire import chat_stream
+from agent.model.wire.options import NO_OPTIONS, RequestOptions
 from agent.model.wire.provider_json import NOT_FINITE, has_non_finite
 from agent.workspace import InputLimitError, load_json
 
@@ -31,10 +32,11 @@ NATIVE_FINISH_REASONS = {
 }
 
 
-def encode(system: str, messages: list[dict], tools: list[dict], model: str, max_tokens: int, thinking_budget: int = 0,
-           stream: bool = False) -> dict:
-    """The chat-completions request body for the internal conversation. A `thinking_budget` turns
-    reasoning on (OpenRouter's `reasoning` parameter); `stream` asks for chunks, usage included.
+def encode(system: str, messages: list[dict], tools: list[dict], model: str, max_tokens: int,
+           options: RequestOptions = NO_OPTIONS, stream: bool = False) -> dict:
+    """The chat-completions request body for the internal conversation. `options` may turn
+    reasoning on and set its effort (OpenRouter's `reasoning` parameter, see `_reasoning`); `stream`
+    asks for chunks, usage included.
 
     Stable parts come first and the growing conversation last, so each request's bytes are a
     prefix of the next one's. For Anthropic models (through OpenRouter) the system prompt carries a
@@ -42,8 +44,8 @@ def encode(system: str, messages: list[dict], tools: list[dict], model: str, max
     reuses the cached prefix without changing the shape of the messages."""
     cached = model.startswith("anthropic/")
     body: dict[str, Any] = {"model": model, "max_tokens": max_tokens}
-    if thinking_budget:
-        body["reasoning"] = {"max_tokens": thinking_budget}
+    if reasoning := _reasoning(options):
+        body["reasoning"] = reasoning
     if cached:
         body["cache_control"] = EPHEMERAL
     if tools:
@@ -65,6 +67,21 @@ def encode(system: str, messages: list[dict], tools: list[dict], model: str, max
         body["stream"] = True
         body["stream_options"] = {"include_usage": True}
     return body
+
+
+def _reasoning(options: RequestOptions) -> dict[str, Any]:
+    """OpenRouter's `reasoning` for `options`: a budget as `max_tokens` (OpenRouter takes a budget
+    or an effort, not both: the budget wins), adaptive thinking as `enabled` (OpenRouter then lets
+    the model decide, at the effort given), an effort alone as `effort` ({} for none of these)."""
+    if options.thinking == "enabled":
+        return {"max_tokens": options.budget}
+    effort = {"effort": options.requested_effort} if options.requested_effort else {}
+    return {"enabled": True, **effort} if options.thinking == "adaptive" else effort
+
+
+def request_headers(headers: dict[str, str], payload: dict, betas: tuple[str, ...] = ()) -> dict[str, str]:
+    """The headers of a request: the provider's (OpenRouter has no beta headers)."""
+    return headers
 
 
 def _encode_message(message: dict) -> list[dict[str, Any]]:

@@ -8,11 +8,14 @@ from typing import Any
 from agent.conversation import Reply, Stop, ToolCall, Usage, settle_stop, token_count, text_block, tool_use_block
 from agent.errors import ProviderError
 from agent.model.wire import messages_stream
+from agent.model.wire.options import NO_OPTIONS, RequestOptions
 from agent.model.wire.provider_json import NOT_FINITE, has_non_finite
 
 assemble = messages_stream.assemble  # this format's stream, put back together for decode
 PATH = "v1/messages"
 EPHEMERAL = {"type": "ephemeral"}
+EFFORT_BETA = "effort-2025-11-24"  # what the API needs to read output_config.effort
+TASK_BUDGET_BETA = "task-budgets-2026-03-13"  # and output_config.task_budget
 
 STOP_REASONS = {
     "end_turn": Stop.END,
@@ -25,18 +28,31 @@ STOP_REASONS = {
 }
 
 
-def encode(system: str, messages: list[dict], tools: list[dict], model: str, max_tokens: int, thinking_budget: int = 0,
-           stream: bool = False) -> dict:
+def encode(system: str, messages: list[dict], tools: list[dict], model: str, max_tokens: int,
+           options: RequestOptions = NO_OPTIONS, stream: bool = False) -> dict:
     """The Messages API request body; the internal conversation is already in this shape, thinking
-    blocks included. A `thinking_budget` turns extended thinking on; `stream` asks for events.
+    blocks included. `options` may turn thinking on (a budget, or adaptive) and set the effort and
+    the task budget (`output_config`); `stream` asks for events.
 
     Prompt caching: breakpoints on the last tool and on the system prompt, and a top-level one that
     the API places on the latest message, so a multi-turn run (and every subagent sharing tools)
     reuses the cache. Stable parts come first and the conversation last, so each request's bytes
     are a prefix of the next one's."""
     body: dict[str, Any] = {"model": model, "max_tokens": max_tokens, "cache_control": EPHEMERAL}
-    if thinking_budget:
-        body["thinking"] = {"type": "enabled", "budget_tokens": thinking_budget}
+    if options.thinking:
+        thinking: dict[str, Any] = {"type": options.thinking}
+        if options.thinking == "enabled":
+            thinking["budget_tokens"] = options.budget
+        if options.display:
+            thinking["display"] = options.display
+        body["thinking"] = thinking
+    output_config: dict[str, Any] = {}
+    if options.effort:
+        output_config["effort"] = options.effort
+    if options.task_budget:
+        output_config["task_budget"] = {"type": "tokens", "total": options.task_budget}
+    if output_config:
+        body["output_config"] = output_config
     if tools:
         body["tools"] = [
             {"name": t["name"], "description": t["description"], "input_schema": t["parameters"]} for t in tools
@@ -48,6 +64,16 @@ def encode(system: str, messages: list[dict], tools: list[dict], model: str, max
     if stream:
         body["stream"] = True
     return body
+
+
+def request_headers(headers: dict[str, str], payload: dict, betas: tuple[str, ...] = ()) -> dict[str, str]:
+    """The headers of a request with `payload`: the provider's, plus an `anthropic-beta` header
+    naming `betas` and the betas the payload's output_config needs (the headers unchanged when
+    there are none)."""
+    config = payload.get("output_config") or {}
+    needed = [*betas, *([EFFORT_BETA] if "effort" in config else []),
+              *([TASK_BUDGET_BETA] if "task_budget" in config else [])]
+    return {**headers, "anthropic-beta": ",".join(dict.fromkeys(needed))} if needed else headers
 
 
 def decode(body: Any) -> Reply:
