@@ -277,7 +277,8 @@ def test_a_deny_that_interrupts_ends_the_turn(agent, model, monkeypatch):
                              "Touch it", "Say something")
     result = first[-1]
     assert isinstance(result, ResultMessage) and result.subtype == "error_during_execution" and result.is_error
-    assert [r["is_error"] for r in tool_results(first)] == [True]  # answered as an interrupt answers a call left open
+    # the callback's refusal is the call's result (it never ran), then the user's interruption
+    assert [(r["content"], r["is_error"]) for r in tool_results(first)] == [("STOP-NOW", True)]
     assert [d["tool_name"] for d in result.permission_denials] == ["Bash"]
     assert len(model.requests) == 2  # the interrupted turn asked the model nothing more
     assert second[-1].result == "second turn answered" and not (agent.workspace / "first.txt").exists()

@@ -65,7 +65,10 @@ class SdkApprover:
                             "so it was not allowed.")
         finally:
             self.stream.state("running")
-        return read_answer(tool, arguments, answer)
+        approval = read_answer(tool, arguments, answer)
+        if approval.interrupt and call_id:  # its refusal is its result, not an interrupted run's
+            self.stream.refused_calls.add(call_id)
+        return approval
 
 
 class DenialReporter:

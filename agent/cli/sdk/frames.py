@@ -33,6 +33,7 @@ class SdkStream(StreamJson):
         self._open_calls: dict[str, None] = {}  # the main conversation's tool_use ids without a result yet
         self._calls_lock = threading.Lock()
         self.tasks = Tasks(self._subagent_frame, super().task)
+        self.refused_calls: set[str] = set()  # calls can_use_tool refused with interrupt: never run
         # the tool_use_result of the tool-result frame this thread is writing (see `_print`)
         self._result_of = threading.local()
 
@@ -46,7 +47,11 @@ class SdkStream(StreamJson):
     def message(self, agent, message: dict[str, Any]) -> None:
         if agent.depth == 0 and message.get("role") == "user" and self.session is not None \
                 and self.session.cancelled.is_set():
-            return  # the results of calls an interrupt killed: `interrupted` answers them as Claude Code does
+            # the results of calls an interrupt killed: `interrupted` answers them as Claude Code does;
+            # a call the SDK refused with interrupt keeps its refusal as its result
+            message = _only_results_of(message, self.refused_calls)
+            if message is None:
+                return
         if agent.depth == 0 and isinstance(message.get("content"), list):
             with self._calls_lock:
                 for block in message["content"]:
@@ -111,3 +116,11 @@ class SdkStream(StreamJson):
         text = INTERRUPTED_TURN if calls else INTERRUPTED_REPLY
         self._print({"type": "user", "message": {"role": "user", "content": [{"type": "text", "text": text}]},
                      **origin, "uuid": str(uuid.uuid4())})
+
+
+def _only_results_of(message: dict[str, Any], calls: set[str]) -> dict[str, Any] | None:
+    """`message` with only the tool results of `calls` (None when it has none of them)."""
+    content = message.get("content")
+    kept = [block for block in content if isinstance(block, dict) and block.get("tool_use_id") in calls] \
+        if isinstance(content, list) else []
+    return {**message, "content": kept} if kept else None
