@@ -16,6 +16,7 @@ from openai.types.chat.chat_completion_message_function_tool_call import ChatCom
 
 from agent.conversation import Stop, tool_result, user_message
 from agent.model.wire import chat, messages
+from agent.model.wire.options import RequestOptions
 from sdk_types import problems
 
 DUMPS = {"full": {}, "set fields only": {"exclude_unset": True}}
@@ -48,7 +49,7 @@ def sent_back(wire, reply) -> dict:
     """The next request after `reply`, its tool calls answered."""
     results = [tool_result(call.id, "contents") for call in reply.tool_calls]
     conversation = [user_message("go"), reply.as_message()] + ([{"role": "user", "content": results}] if results else [])
-    return wire.encode("sys", conversation, [], "claude-haiku-4-5", 4096, 2048)
+    return wire.encode("sys", conversation, [], "claude-haiku-4-5", 4096, RequestOptions(thinking="enabled", budget=2048))
 
 
 dumps = pytest.mark.parametrize("dump", DUMPS)
