@@ -21,7 +21,7 @@ from typing import IO, Any, Mapping
 from agent.cli.sdk.channel import ENDED, Channel
 from agent.cli.sdk.frames import SdkStream
 from agent.conversation import Usage
-from agent.errors import AgentError, Interrupted, UsageError
+from agent.errors import AgentError, Interrupted, ProviderError, UsageError
 from agent.record.shape import INTERRUPTED_TURNS  # {after: how many turns finished before, prompt}
 
 log = logging.getLogger("agent")
@@ -204,6 +204,12 @@ def _turn(session, conversation, stream: SdkStream, prompt: str, started: float)
     except Interrupted:
         _stopped(session, stream, started, before)
         return None
+    except ProviderError as exc:  # as Claude Code tells the SDK: the error as the model's words, then the result
+        stream.api_error(f"API Error: {exc}")
+        stream.result("success", f"API Error: {exc}", 0, started, session, is_error=True,
+                      terminal_reason="api_error", usage=_usage_since(session, before), errors=[str(exc)])
+        stream.state("idle")
+        raise
     except AgentError as exc:
         stream.result("error_during_execution", str(exc), 0, started, session, is_error=True,
                       usage=_usage_since(session, before), errors=[str(exc)])

@@ -101,6 +101,13 @@ class SdkStream(StreamJson):
             self._open_calls = {}
         self.start(session, agent)
 
+    def api_error(self, text: str) -> None:
+        """A provider error ended the turn: Claude Code's synthetic assistant message saying so."""
+        self._print({"type": "assistant", "message": {"role": "assistant", "model": "<synthetic>",
+                                                      "content": [{"type": "text", "text": text}]},
+                     "parent_tool_use_id": None, "session_id": self.session.session_id,
+                     "is_api_error_message": True, "uuid": str(uuid.uuid4())})
+
     def interrupted(self) -> None:
         """An interrupt stopped the turn: each call it left open gets Claude Code's refusal as its
         result, then the user's interruption is said, as Claude Code's stream shows them."""
