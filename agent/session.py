@@ -13,6 +13,7 @@ from agent.skills.catalog import CATALOG_BUDGET_CHARS, Entry, fit, skill_entry
 from agent.skills.tool import skill_tool
 from agent.subagents.background import Background
 from agent.subagents.fork import run_forked_skill
+from agent.subagents.forks import FORK_TYPE
 from agent.subagents.messaging import AgentRegistry, send_message_tool
 from agent.subagents.runner import DEFAULT_MAX_DEPTH
 from agent.subagents.tool import DEFAULT_MAX_CONCURRENT, agent_entry, agent_tool
@@ -49,6 +50,7 @@ class Session:
     max_depth: int = DEFAULT_MAX_DEPTH  # how deep subagents may nest
     max_concurrent: int = DEFAULT_MAX_CONCURRENT  # subagents running at once
     subagent_model: str | None = None  # CLAUDE_CODE_SUBAGENT_MODEL
+    fork_mode: bool = True  # CLAUDE_CODE_FORK_SUBAGENT: the Agent tool offers the fork type (agent.subagents.forks)
     model_aliases: dict[str, str] = field(default_factory=dict)  # alias -> model id, for this provider
     memory: str | None = None  # the CLAUDE.md context block that opens every conversation
     system_prompt: str | None = None  # --system-prompt: replaces our instructions in the main prompt
@@ -109,7 +111,8 @@ class Session:
         agents = self.agents if agent_types is None else {n: a for n, a in self.agents.items() if n in agent_types}
         if depth < self.max_depth and agents:
             if self.offers("Agent"):
-                tools.append(agent_tool(agents, catalogs.agent_entries, catalogs.agent_lines, catalogs.shortened))
+                forks = self.fork_mode and (agent_types is None or FORK_TYPE in agent_types)
+                tools.append(agent_tool(agents, catalogs.agent_entries, catalogs.agent_lines, catalogs.shortened, forks))
             if depth == 0 and self.offers("SendMessage"):  # the main conversation continues the agents it started
                 tools.append(send_message_tool())
         return tools + self.mcp_tools()

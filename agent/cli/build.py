@@ -206,6 +206,7 @@ def build_session(args: argparse.Namespace, environment: Environment, observer=N
         catalog_budget=environment["SLASH_COMMAND_TOOL_CHAR_BUDGET"],
         max_depth=environment["CLAUDE_CODE_MAX_SUBAGENT_SPAWN_DEPTH"],
         max_concurrent=environment["CLAUDE_CODE_MAX_CONCURRENT_SUBAGENTS"],
+        fork_mode=environment["CLAUDE_CODE_FORK_SUBAGENT"],
         subagent_model=environment["CLAUDE_CODE_SUBAGENT_MODEL"],
         model_aliases=aliases,
         memory=memory_block(memory),

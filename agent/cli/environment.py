@@ -94,6 +94,8 @@ VARIABLES = [
              _positive_int, 3),
     Variable("CLAUDE_CODE_MAX_CONCURRENT_SUBAGENTS", "a whole number > 0", "subagents running at once (default 20)",
              _positive_int, 20),
+    Variable("CLAUDE_CODE_FORK_SUBAGENT", "1 or 0", "0 turns fork mode off: the Agent tool offers no fork type "
+             "(default 1)", _switch, True),
     Variable("CLAUDE_CODE_MAX_OUTPUT_TOKENS", "a whole number > 0",
              "output limit of each request, up to a known model's maximum (default: the model's, at most 32000)",
              _positive_int),

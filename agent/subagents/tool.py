@@ -13,6 +13,7 @@ from agent.errors import ProviderError
 from agent.skills.catalog import SHORTENED_NOTE, Entry, one_line, search
 from agent.subagents.background import Task, in_background
 from agent.subagents.definitions import AgentDefinition, filter_tools
+from agent.subagents.forks import AGENT_INTRO
 from agent.subagents.messaging import remember_run
 from agent.subagents.results import format_result
 from agent.subagents.runner import run_subagent, subagent_spec
@@ -51,10 +52,11 @@ def agent_entry(definition: AgentDefinition, offered: list[str], own: Collection
 
 
 def agent_tool(agents: dict[str, AgentDefinition], entries: dict[str, Entry], lines: dict[str, str],
-               searchable: bool = False) -> Tool:
+               searchable: bool = False, forks: bool = False) -> Tool:
     """The Agent tool over the subagent `agents`, listed by their catalog `lines` (and, with
-    `searchable`, answering `search` from their full `entries`)."""
-    description = "\n".join([INTRO, *(lines[name] for name in agents)])
+    `searchable`, answering `search` from their full `entries`); with `forks`, it also forks its
+    caller (agent.subagents.forks)."""
+    description = "\n".join([AGENT_INTRO if forks else INTRO, *(lines[name] for name in agents)])
     if searchable:
         description += "\n" + SHORTENED_NOTE.format(tool="Agent")
 
@@ -105,8 +107,10 @@ def agent_tool(agents: dict[str, AgentDefinition], entries: dict[str, Entry], li
     properties = {
         "description": {"type": "string", "description": "A short (3-5 word) description of the task."},
         "prompt": {"type": "string", "description": "The complete task for the agent."},
-        "subagent_type": {"type": "string", "description": f"The agent type to use (default {DEFAULT_TYPE})."},
-        "model": {"type": "string", "description": "Optional model: sonnet, opus, haiku or a full model id."},
+        "subagent_type": {"type": "string", "description": f"The agent type to use (default {DEFAULT_TYPE}"
+                          + ('; "fork" forks you).' if forks else ").")},
+        "model": {"type": "string", "description": "Optional model: sonnet, opus, haiku or a full model id."
+                  + (" A fork ignores it: it runs on your model." if forks else "")},
         "run_in_background": {"type": "boolean", "description": (
             "Run the agent in the background (the default for the main conversation's calls): this call returns "
             "at once and its report arrives later as a notification. false waits for the report as this call's "
