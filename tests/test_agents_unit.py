@@ -54,7 +54,7 @@ def test_recursive_discovery_in_nested_folders_with_body_as_prompt(repo, home):
     write_agent(repo, "top.md", "name: top\ndescription: Top one.")
     (repo / ".claude" / "agents" / "notes.txt").write_text("not an agent")
     agents = discover_agents(repo, home)
-    assert list(agents) == ["Explore", "deep", "general-purpose", "top"]
+    assert list(agents) == ["Explore", "Plan", "deep", "general-purpose", "top"]
     deep = agents["deep"]
     assert (deep.description, deep.prompt, deep.source, deep.path) == ("Deep one.", "You review.", "project", path)
 
@@ -136,7 +136,7 @@ def test_unusable_file_is_skipped_with_one_warning_and_others_load(repo, home, c
     broken.write_text(content)
     with caplog.at_level(logging.WARNING, logger="agent"):
         agents = discover_agents(repo, home)
-    assert "good" in agents and len(agents) == 3
+    assert "good" in agents and len(agents) == 4  # with the three built-ins
     [warning] = warnings(caplog)
     assert warning.startswith(f"skipping {broken}: ") and reason in warning
 

@@ -80,7 +80,7 @@ def test_an_unknown_settings_agent_is_one_warning_and_an_unknown_flag_agent_is_b
     monkeypatch.setenv("OPENROUTER_API_KEY" if agent.provider == "openrouter" else "ANTHROPIC_API_KEY", "dummy-key")
     assert cli.main(["-p", "Go.", "--agent", "phantom"]) == 2  # before any request: no cassette
     err = capsys.readouterr().err
-    assert "--agent: no agent named 'phantom'; available agents: Explore, general-purpose" in err
+    assert "--agent: no agent named 'phantom'; available agents: Explore, Plan, general-purpose" in err
     assert "Traceback" not in err
 
 
