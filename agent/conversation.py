@@ -162,12 +162,15 @@ def with_context(message: dict[str, Any], context: str | None) -> dict[str, Any]
 
 
 def with_blocks(message: dict[str, Any], texts: list[str]) -> dict[str, Any]:
-    """`message` (a user turn) with text blocks of `texts` put first; unchanged without any."""
+    """`message` (a user turn) with text blocks of `texts` put first, after any tool results (which
+    the Messages API wants first: a fork's opening turn answers a call); unchanged without any."""
     if not texts:
         return message
     content = message.get("content")
     blocks = [{"type": "text", "text": content}] if isinstance(content, str) else list(content or [])
-    return {**message, "content": [*({"type": "text", "text": valid_text(text)} for text in texts), *blocks]}
+    results = [block for block in blocks if block.get("type") == "tool_result"]
+    rest = [block for block in blocks if block.get("type") != "tool_result"]
+    return {**message, "content": [*results, *({"type": "text", "text": valid_text(text)} for text in texts), *rest]}
 
 
 def tool_result(call_id: str, content: str, is_error: bool = False) -> dict[str, Any]:

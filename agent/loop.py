@@ -64,6 +64,7 @@ class ToolContext:
     session: Any
     agent: AgentSpec
     call_id: str | None = None  # the tool call being run (execute sets it for each call)
+    messages: Any = None  # the agent's conversation as last sent, with the reply making the call (a fork's start)
 
     @property
     def workspace(self):
@@ -93,11 +94,11 @@ def run_loop(agent: AgentSpec, messages: list[dict[str, Any]], session: Any,
     --fallback-model for the rest of the turn (see `_ask`)."""
     usage = Usage()
     schemas = [tool.schema() for tool in agent.tools.values()]
-    context = ToolContext(session, agent)
     repeats = _RepeatWatch()
     for message in messages:
         _record(agent, message)
     messages = [*history, *messages]
+    context = ToolContext(session, agent, messages=messages)
     text, stop = "", Stop.END
     watching = agent.observer is not None and agent.observer.wants_text
     on_text = (lambda delta: agent.observer.text(agent, delta)) if watching else None
@@ -109,7 +110,7 @@ def run_loop(agent: AgentSpec, messages: list[dict[str, Any]], session: Any,
         if session.budget is not None and session.budget.exhausted(session.client):
             return Result(text, "error_max_budget_usd", turn - 1, usage, messages, stop, "budget_exhausted")
         reply, agent = _ask(agent, messages, schemas, session, on_text)
-        context = context if context.agent is agent else ToolContext(session, agent)
+        context = context if context.agent is agent else ToolContext(session, agent, messages=messages)
         usage.add(reply.usage)
         if reply.blocks:  # an empty assistant turn could not be sent back
             _record(agent, _append(messages, reply.as_message()))

@@ -17,6 +17,7 @@ from agent.skills.slash import parse_slash, refused_user_invocation
 from agent.skills.tool import activate_skill
 from agent.subagents.definitions import filter_tools
 from agent.subagents.fork import run_forked_skill
+from agent.subagents.fork_command import fork_command, forked_turn
 from agent.tools.base import ToolError
 from agent.tools.execute import by_name
 from agent.tools.structured_output import structured_output_tool
@@ -100,7 +101,10 @@ class MainConversation:
         self.initial_prompt = definition.initial_prompt if definition is not None and not history else None
 
     def turn(self, prompt: str) -> Result:
-        """Answer `prompt`, expanding a leading run of `/skill` commands."""
+        """Answer `prompt`, expanding a leading run of `/skill` commands; `/fork` and `/subtask`
+        fork the conversation (see `_forked`)."""
+        if (forking := fork_command(prompt)) is not None:
+            return self._forked(*forking)
         refused = refused_user_invocation(prompt, self.session.skills)
         if refused:
             raise UsageError(f"/{refused} can only be invoked by the model, not directly by users; ask for it in words")
@@ -115,6 +119,16 @@ class MainConversation:
         new[0] = with_blocks(new[0], [*started, *submitted.context])
         result = run_loop(self.agent, new, self.session, self.messages)
         self.messages, self.initial_prompt = result.messages, None
+        return result
+
+    def _forked(self, command: str, directive: str) -> Result:
+        """A `/fork <directive>` turn: a fork of the conversation does the directive, and the
+        conversation answers its report (agent.subagents.fork_command). No prompt hooks fire:
+        the person typed a command, not a prompt."""
+        self.session.cancelled = threading.Event()
+        told = forked_turn(self.session, self.agent, self.messages, command, directive)
+        result = run_loop(self.agent, [told], self.session, self.messages)
+        self.messages = result.messages
         return result
 
     def _opening(self, prompt: str) -> str:

@@ -69,7 +69,7 @@ def test_listing_names_only_the_tools_an_agent_will_really_get(tmp_path):
                       AgentDefinition("fetcher", "Fetches pages.", "Body", tools=("Read", "WebFetch", "mcp__web__get", "LS")),
                       AgentDefinition("lead", "Leads.", "Body", tools=("Read", "Agent(fetcher)")),
                       AgentDefinition("anyone", "Does anything.", "Body"))
-    lines = tool(ctx, "Agent").description.splitlines()[1:]
+    lines = [line for line in tool(ctx, "Agent").description.splitlines() if line.startswith("- ")]  # the types
     assert lines == ["- anyone: Does anything. (Tools: all tools)",
                      "- fetcher: Fetches pages. (Tools: Read)",
                      "- lead: Leads. (Tools: Read, Agent(fetcher))"]
@@ -81,7 +81,8 @@ def test_agent_restrictions_limit_which_types_a_subagent_may_start(tmp_path):
                       AgentDefinition("other", "Other.", "Body"))
     spec = subagent_spec(ctx.session, lead, ctx.agent, "lead")
     assert sorted(spec.tools) == ["Agent", "Read"]
-    assert spec.tools["Agent"].description.splitlines()[1:] == ["- worker: Works. (Tools: all tools)"]
+    assert [line for line in spec.tools["Agent"].description.splitlines()
+            if line.startswith("- ")] == ["- worker: Works. (Tools: all tools)"]
     with pytest.raises(ToolError, match="Agent type 'other' not found"):
         spec.tools["Agent"].run({"description": "x", "prompt": "y", "subagent_type": "other"},
                                 ToolContext(ctx.session, spec))

@@ -15,6 +15,7 @@ from agent.cli.environment import Environment
 from agent.cli.terminal import Terminal, summary
 from agent.cli.visible import visible
 from agent.errors import AgentError
+from agent.subagents.fork_command import fork_name
 
 BUILTINS = {
     "help": "list the commands",
@@ -24,6 +25,8 @@ BUILTINS = {
     "skills": "the skills found, and where",
     "agents": "the agent types found, and where",
     "resume": "continue a recent session of this folder",
+    "fork": "fork the conversation: /fork <directive>; the fork's report comes back here",
+    "subtask": "the same as /fork: /subtask <task>",
     "exit": "end the session",
 }
 _MENTION = re.compile(r"(?:^|(?<=\s))@(\S+)")
@@ -170,6 +173,11 @@ def _handle(line: str, terminal: Terminal, session, conversation, args, turns: _
     if not line.strip():
         return None
     word = line.split()[0]
+    if word in ("/fork", "/subtask"):  # a turn of the conversation, so a recording replays it
+        if directive := line[len(word):].strip():
+            terminal.say(f"⑂ forked {fork_name(directive)}: its report comes back here", "dim")
+        turns.run(terminal, conversation, line.strip())
+        return None
     if word.startswith("/") and word[1:] in BUILTINS:
         rest = line[len(word):].strip()
         if args.record and (word[1:] in ("clear", "resume") or (word[1:] == "model" and rest)):

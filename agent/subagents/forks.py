@@ -6,11 +6,22 @@ parent's reply holding the Agent call and one user turn: that call's result and 
 directive. Every request of the parent is therefore a byte prefix of the fork's first one, and the
 prompt cache the parent wrote serves the fork. As Claude Code 2.1.332 does, the fork type is on
 unless CLAUDE_CODE_FORK_SUBAGENT=0, a fork runs in the background when its caller's other agents
-would (agent.subagents.background), may start other agents but never a fork, and can be continued
-with SendMessage. (agent.subagents.fork runs forked skills, which start fresh.)
+would (agent.subagents.background), and may start other agents but never a fork. (agent.subagents.fork
+runs forked skills, which start fresh.)
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any, Callable
+
+from agent.conversation import text_block, tool_result
+from agent.errors import ProviderError
+from agent.loop import AgentSpec, Result
+from agent.subagents.background import Task
+from agent.subagents.results import format_result
+from agent.subagents.runner import run_subagent
+from agent.tools.base import ToolError
 
 FORK_TYPE = "fork"
 STARTED = "Fork started: this fork is you. Your directive follows."
@@ -45,3 +56,87 @@ AGENT_INTRO = (  # the Agent tool's description opens so in fork mode
     "Every other type starts fresh, with only your prompt (none of this conversation): write that prompt "
     "as a complete brief. Available agent types:"
 )
+
+
+@dataclass(frozen=True)
+class Inherited:
+    """What a fork starts from: the conversation it continues and the user turn it starts with."""
+
+    history: list[dict[str, Any]]
+    opening: dict[str, Any]
+
+
+def is_fork(agent: AgentSpec) -> bool:
+    """Whether `agent` is a fork (the main conversation never is, whatever it is called)."""
+    return agent.depth > 0 and agent.name == FORK_TYPE
+
+
+def directive_text(directive: str) -> str:
+    """The text that tells a fork what it is and what to do."""
+    return INSTRUCTIONS.format(directive=directive)
+
+
+def forked_conversation(context, arguments: dict[str, Any]) -> Inherited:
+    """What the fork an Agent call (with `arguments`) starts inherits: the caller's conversation as
+    its latest request sent it, the reply that made the call (its other calls left out: they are
+    the caller's to run), and a user turn answering the call and giving the call's prompt as the
+    directive. A fork's own fork call is refused (ToolError), and so is a fork in a worktree."""
+    if is_fork(context.agent):
+        raise ToolError(NESTED)
+    if arguments.get("isolation"):
+        raise ToolError("a fork works in its parent's folder, so it takes no isolation; use another agent type "
+                        "for isolated work")
+    directive = arguments["prompt"]
+    messages = list(context.messages or ())
+    reply = messages[-1] if messages else None
+    if reply is None or reply.get("role") != "assistant" or not isinstance(reply.get("content"), list):
+        raise ToolError("this conversation cannot be forked here")
+    own = [block for block in reply["content"]
+           if block.get("type") != "tool_use" or block.get("id") == context.call_id]
+    opening = {"role": "user", "content": [tool_result(context.call_id or "", STARTED),
+                                           text_block(directive_text(directive))]}
+    return Inherited([*messages[:-1], {**reply, "content": own}], opening)
+
+
+def fork_spec(session, parent: AgentSpec, call_id: str | None, agent_id: str, name: str | None = None) -> AgentSpec:
+    """The fork of `parent` (started by the call `call_id`, or by /fork), one level below it:
+    everything else the parent's (its system prompt; its tools, the same objects, so the same
+    schemas in the same order; its model, effort, turn limit, permissions and folder), with its
+    own transcript and its hooks as a subagent's (its Stop is SubagentStop)."""
+    return replace(parent, name=FORK_TYPE, depth=parent.depth + 1, parent_tool_use_id=call_id,
+                   transcript=session.transcript(FORK_TYPE, agent_id, name, parent.model),
+                   hooks=parent.hooks.for_subagent() if parent.hooks is not None else None)
+
+
+def run_fork(spec: AgentSpec, inherited: Inherited, session, description: str, background: bool = False) -> Result:
+    """Run the fork `spec` from what it `inherited`, accounted as any subagent. Its transcript
+    gets the inherited conversation first: the fork's whole conversation is there."""
+    if spec.transcript is not None:
+        for message in inherited.history:
+            spec.transcript.append(message)
+    return run_subagent(spec, "", session, FORK_TYPE, description, history=inherited.history,
+                        background=background, opening=inherited.opening)
+
+
+def start_fork(context, inherited: Inherited, arguments: dict[str, Any], agent_id: str, background: bool,
+               release: Callable[[], None]) -> str:
+    """Run the fork of the Agent call in `context` (its running-agent place taken; `release` frees
+    it when it ends): in the background, the launch result at once and its report as a
+    notification later; in the foreground, its report as the call's result."""
+    session = context.session
+    spec = fork_spec(session, context.agent, context.call_id, agent_id)
+
+    def work() -> Result:
+        try:
+            return run_fork(spec, inherited, session, arguments["description"], background)
+        finally:
+            release()
+
+    if background:
+        task = Task(agent_id, context.call_id, FORK_TYPE, arguments["description"], arguments["prompt"])
+        return session.background.launch(task, work)
+    try:
+        result = work()
+    except ProviderError as exc:  # a failure inside the fork is its caller's error result
+        raise ToolError(f"the fork failed: {exc}") from None
+    return format_result(FORK_TYPE, agent_id, result, False)

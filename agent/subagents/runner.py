@@ -85,9 +85,11 @@ def subagent_spec(
 
 
 def run_subagent(spec: AgentSpec, prompt: str, session, kind: str, description: str,
-                 history: Sequence[dict[str, Any]] = (), background: bool = False) -> Result:
+                 history: Sequence[dict[str, Any]] = (), background: bool = False,
+                 opening: dict[str, Any] | None = None) -> Result:
     """Run `spec` on a new conversation whose only message is `prompt` (no parent history), or
-    continue its own earlier conversation `history` with `prompt`, and record its turns and usage
+    continue its own earlier conversation `history` with `prompt` (or with the user turn `opening`
+    in its place: a fork's, agent.subagents.forks), and record its turns and usage
     for the run's accounting."""
     if spec.depth > session.max_depth:
         raise ToolError(f"cannot start {spec.name}: subagents may nest at most {session.max_depth} levels deep")
@@ -99,7 +101,7 @@ def run_subagent(spec: AgentSpec, prompt: str, session, kind: str, description: 
     log.info("subagent %s (depth %d, %s) starts", spec.name, spec.depth, spec.model)
     try:
         started = hooks.subagent_start(session, spec)  # what its SubagentStart hooks add comes first
-        first = user_message(prompt, None if history else session.memory)  # a continued one has its memory
+        first = opening or user_message(prompt, None if history else session.memory)  # a continued one has its memory
         result = run_loop(spec, [with_blocks(first, list(started))], session, list(history))
     except ProviderError as exc:
         record.update(subtype="error_during_execution", error=str(exc))

@@ -13,7 +13,7 @@ from agent.errors import ProviderError
 from agent.skills.catalog import SHORTENED_NOTE, Entry, one_line, search
 from agent.subagents.background import Task, in_background
 from agent.subagents.definitions import AgentDefinition, filter_tools
-from agent.subagents.forks import AGENT_INTRO
+from agent.subagents.forks import AGENT_INTRO, FORK_TYPE, forked_conversation, start_fork
 from agent.subagents.messaging import remember_run
 from agent.subagents.results import format_result
 from agent.subagents.runner import run_subagent, subagent_spec
@@ -68,10 +68,12 @@ def agent_tool(agents: dict[str, AgentDefinition], entries: dict[str, Entry], li
             raise ToolError(f"missing required argument(s): {', '.join(missing)}")
         session = context.session
         kind = (arguments.get("subagent_type") or DEFAULT_TYPE).strip()
-        definition = agents.get(kind)
-        if definition is None:
+        fork = forks and kind == FORK_TYPE  # the fork type wins over an agent of that name
+        definition = None if fork else agents.get(kind)
+        if definition is None and not fork:
             valid = "call Agent with `search` to look types up" if searchable else f"Available agents: {', '.join(agents)}"
             raise ToolError(f"Agent type {kind!r} not found. {valid}")  # Claude Code's words
+        inherited = forked_conversation(context, arguments) if fork else None  # a fork's fork is refused
         with session.lock:  # before the spec: preloading a skill may run its commands
             if session.running_subagents >= session.max_concurrent:
                 raise ToolError(
@@ -81,6 +83,8 @@ def agent_tool(agents: dict[str, AgentDefinition], entries: dict[str, Entry], li
             session.running_subagents += 1
         agent_id = agent_id_for(context.call_id)
         background = in_background(arguments, definition, context.agent)
+        if inherited is not None:  # no servers or worktree of its own: it has its parent's (agent.subagents.forks)
+            return start_fork(context, inherited, arguments, agent_id, background, lambda: _free(session))
 
         def delegate():
             """Run the agent (its slot taken above, freed here): its Result and whether it can be continued."""
@@ -120,3 +124,9 @@ def agent_tool(agents: dict[str, AgentDefinition], entries: dict[str, Entry], li
         properties["search"] = {"type": "string", "description": "Words to look for in the agent types' full descriptions (instead of a task)."}
     parameters = object_schema(properties, [] if searchable else ["description", "prompt"])
     return Tool("Agent", description, parameters, run, parallel=True, delegates=True)
+
+
+def _free(session) -> None:
+    """Give back the running-agent place an Agent call took."""
+    with session.lock:
+        session.running_subagents -= 1
