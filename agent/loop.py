@@ -13,6 +13,7 @@ from agent.conversation import Reply, Stop, ToolCall, Usage, tool_result, user_m
 from agent.errors import Interrupted
 from agent.hooks.events import halted, stopping
 from agent.model.fallback import ModelUnavailable, switch_line
+from agent.model.reasoning import SESSION_EFFORT
 from agent.tools import structured_output as structured
 from agent.tools.base import Tool
 from agent.tools.execute import execute_all
@@ -35,6 +36,7 @@ class AgentSpec:
     observer: Any = None  # sees each message (.message) and, when it wants_text, the answer streaming (.text)
     parent_tool_use_id: str | None = None  # for a subagent: the Agent (or Skill) call that started it
     hooks: Any = None  # agent.hooks.config.HookSet: its frontmatter's and its active skills' hooks
+    effort: str | None = SESSION_EFFORT  # the effort its requests ask (the run's; a subagent may have its own)
 
 
 @dataclass
@@ -157,7 +159,7 @@ def _ask(agent: AgentSpec, messages: list[dict[str, Any]], schemas: list[dict[st
     switchable = bool(fallback) and fallback != agent.model
     try:
         return session.client.complete(agent.system, messages, schemas, agent.model, agent.name, on_text,
-                                       switchable), agent
+                                       switchable, effort=agent.effort), agent
     except ModelUnavailable as failure:
         if not switchable:
             raise
@@ -166,7 +168,8 @@ def _ask(agent: AgentSpec, messages: list[dict[str, Any]], schemas: list[dict[st
     if (notify := getattr(agent.observer, "system", None)) is not None:
         notify(agent, line)
     agent = dataclasses.replace(agent, model=fallback)
-    return session.client.complete(agent.system, messages, schemas, agent.model, agent.name, on_text), agent
+    return session.client.complete(agent.system, messages, schemas, agent.model, agent.name, on_text,
+                                   effort=agent.effort), agent
 
 
 def _check(cancelled: threading.Event) -> None:

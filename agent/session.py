@@ -50,6 +50,9 @@ class Session:
     max_depth: int = DEFAULT_MAX_DEPTH  # how deep subagents may nest
     max_concurrent: int = DEFAULT_MAX_CONCURRENT  # subagents running at once
     subagent_model: str | None = None  # CLAUDE_CODE_SUBAGENT_MODEL
+    subagent_model_force: bool = False  # CLAUDE_CODE_SUBAGENT_MODEL_FORCE: it (or the main model) for every subagent
+    pinned_aliases: frozenset[str] = frozenset()  # families whose alias ANTHROPIC_DEFAULT_<FAMILY>_MODEL sets
+    agent_memory: bool = True  # agents' `memory` applies (off: CLAUDE_CODE_DISABLE_AUTO_MEMORY, autoMemoryEnabled)
     fork_mode: bool = True  # CLAUDE_CODE_FORK_SUBAGENT: the Agent tool offers the fork type (agent.subagents.forks)
     model_aliases: dict[str, str] = field(default_factory=dict)  # alias -> model id, for this provider
     memory: str | None = None  # the CLAUDE.md context block that opens every conversation
@@ -112,7 +115,8 @@ class Session:
         if depth < self.max_depth and agents:
             if self.offers("Agent"):
                 forks = self.fork_mode and (agent_types is None or FORK_TYPE in agent_types)
-                tools.append(agent_tool(agents, catalogs.agent_entries, catalogs.agent_lines, catalogs.shortened, forks))
+                tools.append(agent_tool(agents, catalogs.agent_entries, catalogs.agent_lines, catalogs.shortened, forks,
+                                        offers_model=not self.subagent_model_force))
             if depth == 0 and self.offers("SendMessage"):  # the main conversation continues the agents it started
                 tools.append(send_message_tool())
         return tools + self.mcp_tools()

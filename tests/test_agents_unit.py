@@ -164,9 +164,9 @@ def test_bad_max_turns_warns_and_is_ignored(tmp_path, caplog, value):
 
 def test_unknown_fields_are_listed_at_info(tmp_path, caplog):
     with caplog.at_level(logging.INFO, logger="agent"):
-        read_agent("---\nname: u\ndescription: d\ncolor: red\neffort: high\nsparkle: yes\n---\n", tmp_path / "u.md")
+        read_agent("---\nname: u\ndescription: d\ncolor: red\nautoCompactWindow: 5\nsparkle: yes\n---\n", tmp_path / "u.md")
     assert [r.getMessage() for r in caplog.records] == [
-        f"agent 'u' ({tmp_path / 'u.md'}): ignoring effort (Claude Code fields this agent does not implement)",
+        f"agent 'u' ({tmp_path / 'u.md'}): ignoring autoCompactWindow (Claude Code fields this agent does not implement)",
         f"agent 'u' ({tmp_path / 'u.md'}): ignoring unknown fields sparkle"]
 
 

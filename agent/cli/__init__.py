@@ -22,6 +22,7 @@ from typing import IO, Sequence
 from agent.cli.build import run
 from agent.cli.environment import run_environment
 from agent.cli.options import parse
+from agent.cli.settings_env import environment_restored, with_settings_env
 from agent.cli.outcomes import Ending
 from agent.cli.output import BUDGET_SPENT, StreamJson, incomplete_because, print_json
 from agent.cli.home import settle_home
@@ -41,7 +42,7 @@ def main(argv: Sequence[str] | None = None, stdin: IO | None = None) -> int:
     """Run the agent with command-line arguments `argv` (and what is piped into `stdin`, by
     default the process's); returns the exit code. Ctrl-C, SIGTERM and SIGHUP end it after
     killing the commands still running (their whole process groups)."""
-    with ending_on_signals():
+    with ending_on_signals(), environment_restored():
         try:
             return _main(list(sys.argv[1:] if argv is None else argv), stdin)
         except Terminated as stop:
@@ -71,6 +72,7 @@ def _main(argv: list[str], stdin: IO | None) -> int:
         args.home_writable = settle_home()  # before anything reads the home folder
         if "HOME" in os.environ:
             env["HOME"] = os.environ["HOME"]
+        env = with_settings_env(args, env)  # the settings' env blocks, as if exported
         stdin = sys.stdin if stdin is None else stdin
         if args.input_format == "stream-json":  # the Agent SDK drives the session (agent.cli.sdk)
             return _sdk_session(args, env, stdin)

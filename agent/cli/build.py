@@ -121,11 +121,12 @@ def build_session(args: argparse.Namespace, environment: Environment, observer=N
     from agent.mcp.sources import has_project_servers
     from agent.memory import load_memory, memory_block
     from agent.model.client import ModelClient
-    from agent.model.providers import model_aliases, resolve_model, select_provider
+    from agent.model.providers import model_aliases, pinned_aliases, resolve_model, select_provider
     from agent.permissions.settings import added_directory, load_policy, project_grants
     from agent.session import Session
     from agent.skills.cache import FrontmatterCache, cache_path
     from agent.skills.discovery import discover_skills, without_project_grants
+    from agent.subagents.agent_memory import memory_enabled, without_memory_grants
     from agent.subagents.discovery import agents_without_project_grants, discover_agents
     from agent.subagents.servers import live_starter, project_inline_servers, withheld_servers
     from agent.workspace import Workspace
@@ -158,7 +159,7 @@ def build_session(args: argparse.Namespace, environment: Environment, observer=N
     limits = request_limits(args, environment)  # --max-thinking-tokens or MAX_THINKING_TOKENS
     client = ModelClient(provider, environment["API_TIMEOUT_MS"] / 1000, args.trace,
                          max_retries=environment["AGENT_MAX_RETRIES"], limits=limits,
-                         shaping=request_shaping(args, provider.name, limits),
+                         shaping=request_shaping(args, provider.name, limits, environment["CLAUDE_CODE_EFFORT_LEVEL"]),
                          sleep=(lambda seconds: None) if args.replay_tools else None)  # a recorded retry need not wait
     cache = FrontmatterCache(cache_path(home, environment.raw))
     added = tuple(added_directory(folder, cwd) for folder in args.add_dirs)
@@ -175,7 +176,7 @@ def build_session(args: argparse.Namespace, environment: Environment, observer=N
     args.workspace_trusted = trusted  # a recording says so, for its replays
     skills = {skill.name: skill for skill in (found if trusted else without_project_grants(found, cwd, home))}
     if not trusted:
-        agents = agents_without_project_grants(agents, cwd, home)
+        agents = without_memory_grants(agents_without_project_grants(agents, cwd, home), cwd, home)
     agents = withheld_servers(agents, cwd, home, trusted, args.strict_mcp_config)  # inline ones run commands too
     as_agent = session_agent(args, agents, cwd, home, sources)  # --agent, a resumed session's, or the settings'
     cache.report()
@@ -208,6 +209,9 @@ def build_session(args: argparse.Namespace, environment: Environment, observer=N
         max_concurrent=environment["CLAUDE_CODE_MAX_CONCURRENT_SUBAGENTS"],
         fork_mode=environment["CLAUDE_CODE_FORK_SUBAGENT"],
         subagent_model=environment["CLAUDE_CODE_SUBAGENT_MODEL"],
+        subagent_model_force=environment["CLAUDE_CODE_SUBAGENT_MODEL_FORCE"],
+        pinned_aliases=pinned_aliases(environment.values),
+        agent_memory=not environment["CLAUDE_CODE_DISABLE_AUTO_MEMORY"] and memory_enabled(cwd, home, sources, args.settings),
         model_aliases=aliases,
         memory=memory_block(memory),
         system_prompt=_text_or_file(args, "system_prompt"),

@@ -11,6 +11,7 @@ from urllib.parse import urlparse
 
 from agent.errors import UsageError
 from agent.model.limits import DEFAULT_CAP, MIN_THINKING_BUDGET
+from agent.model.reasoning import EFFORT_LEVELS
 from agent.secrets.environ import take
 from agent.secrets.redact import is_secret_name
 from agent.tools.shell import SECRET_VARIABLES
@@ -58,6 +59,12 @@ def _switch(value: str) -> bool:
     return value.lower() in ("1", "true")
 
 
+def _effort(value: str) -> str:
+    if value.lower() not in (*EFFORT_LEVELS, "auto"):
+        raise ValueError
+    return value.lower()
+
+
 def _url(value: str) -> str:
     parsed = urlparse(value)
     if parsed.scheme not in ("http", "https") or not parsed.netloc:
@@ -89,7 +96,13 @@ VARIABLES = [
     Variable("API_TIMEOUT_MS", "a number of milliseconds > 0",
              "how long one reply may take, headers and body, per attempt (default 600000)", _positive_number, 600_000.0),
     Variable("AGENT_MAX_RETRIES", "a whole number >= 0", "retries of a failed request (default 6)", _whole_number, 6),
-    Variable("CLAUDE_CODE_SUBAGENT_MODEL", "a model id or alias", "model for subagents that name none"),
+    Variable("CLAUDE_CODE_SUBAGENT_MODEL", "a model id or alias", "model for subagents that name none (not Explore or Plan)"),
+    Variable("CLAUDE_CODE_SUBAGENT_MODEL_FORCE", "1 or 0", "1 runs every subagent on CLAUDE_CODE_SUBAGENT_MODEL (else "
+             "the main model), whatever its definition or the call says", _switch, False),
+    Variable("CLAUDE_CODE_EFFORT_LEVEL", f"one of {', '.join(EFFORT_LEVELS)} or auto",
+             "the effort of every request, subagents' included (wins over --effort; auto: none)", _effort),
+    Variable("CLAUDE_CODE_DISABLE_AUTO_MEMORY", "1 or 0", "1 turns agents' memory (their `memory` field) off",
+             _switch, False),
     Variable("CLAUDE_CODE_MAX_SUBAGENT_SPAWN_DEPTH", "a whole number > 0", "how deep subagents nest (default 3)",
              _positive_int, 3),
     Variable("CLAUDE_CODE_MAX_CONCURRENT_SUBAGENTS", "a whole number > 0", "subagents running at once (default 20)",

@@ -55,11 +55,14 @@ def request_limits(args: argparse.Namespace, environment: Environment) -> Limits
     return Limits(environment["CLAUDE_CODE_MAX_OUTPUT_TOKENS"], environment["MAX_THINKING_TOKENS"], THINKING_VARIABLE)
 
 
-def request_shaping(args: argparse.Namespace, provider: str, limits: Limits) -> Shaping:
+def request_shaping(args: argparse.Namespace, provider: str, limits: Limits, effort_variable: str | None = None) -> Shaping:
     """What the run's flags ask of every request on `provider`'s wire; what that wire cannot
-    carry is said once (betas only with --verbose: OpenRouter sends none)."""
-    shaping = Shaping(effort=effort_level(args.effort), thinking=args.thinking, display=args.thinking_display,
-                      task_budget=args.task_budget, betas=allowed_betas(args.betas) if args.betas else ())
+    carry is said once (betas only with --verbose: OpenRouter sends none). CLAUDE_CODE_EFFORT_LEVEL
+    (`effort_variable`) wins over --effort and every agent's own effort (auto: none at all)."""
+    effort = effort_level(args.effort) if effort_variable is None else None if effort_variable == "auto" else effort_variable
+    shaping = Shaping(effort=effort, thinking=args.thinking, display=args.thinking_display,
+                      task_budget=args.task_budget, betas=allowed_betas(args.betas) if args.betas else (),
+                      pinned=effort_variable is not None)
     if shaping.display and (shaping.thinking == "disabled" or (not shaping.thinking and not limits.thinking_budget)):
         log.warning("--thinking-display has no effect: thinking is off (turn it on with --max-thinking-tokens N "
                     "or --thinking adaptive)")
@@ -74,7 +77,7 @@ def request_shaping(args: argparse.Namespace, provider: str, limits: Limits) -> 
         log.info("--thinking-display: OpenRouter has no such setting; the reasoning comes back as it does")
     if shaping.effort and (shaping.thinking or limits.thinking_budget) and shaping.thinking != "disabled":
         log.info("--effort: OpenRouter takes a reasoning budget or an effort; a model with a budget sends the budget")
-    return Shaping(effort=shaping.effort, thinking=shaping.thinking)
+    return Shaping(effort=shaping.effort, thinking=shaping.thinking, pinned=shaping.pinned)
 
 
 def unsupported_flags(args: argparse.Namespace) -> None:

@@ -21,7 +21,7 @@ from agent.model import sse
 from agent.model.fallback import OVERLOADED_ATTEMPTS, OVERLOADED_STATUS, ModelUnavailable, trigger_for
 from agent.model.deadline import TIMEOUT_VARIABLE, Deadline, DeadlinePassed, DeadlineSession, ResponseTooLarge, read_pieces
 from agent.model.limits import Limits
-from agent.model.reasoning import Shaping
+from agent.model.reasoning import SESSION_EFFORT, Shaping
 from agent.model.wire import provider_json
 from agent.model.wire.messages_stream import BrokenStream
 from agent.model.providers import Provider
@@ -103,12 +103,14 @@ class ModelClient:
         self.api_ms = 0  # time spent waiting for the provider (retries included): the result's duration_api_ms
 
     def complete(self, system: str, messages: list[dict], tools: list[dict], model: str, agent: str = "main",
-                 on_text: Callable[[str], None] | None = None, switchable: bool = False) -> Reply:
+                 on_text: Callable[[str], None] | None = None, switchable: bool = False,
+                 effort: str | None = SESSION_EFFORT) -> Reply:
         """One request of the conversation of `agent` (`main`, or a subagent's name): the reply to
         `messages` under `system`, offering `tools`. With `on_text` the reply is streamed and each
         piece of its text handed to it as it arrives (a retried attempt starts over). A `switchable`
-        request (a fallback model waits) gives an overloaded model OVERLOADED_ATTEMPTS attempts."""
-        options = self.shaping.options(model, self.limits)  # for this request's model: a subagent's may differ
+        request (a fallback model waits) gives an overloaded model OVERLOADED_ATTEMPTS attempts.
+        `effort` is the agent's (see `Shaping.options`)."""
+        options = self.shaping.options(model, self.limits, effort)  # for this request's model: a subagent's may differ
         payload = self.provider.wire.encode(system, messages, tools, model, self.limits.max_tokens(model), options,
                                             stream=on_text is not None)
         with self._lock:

@@ -42,10 +42,14 @@ KINDS = {
 
 
 # The models Claude Code's family aliases name, per provider (ANTHROPIC_DEFAULT_<FAMILY>_MODEL overrides).
+# `fable` is what Claude Code 2.1.332 sends for it on the Anthropic API; the others keep this
+# agent's ids, which its cassettes were recorded with.
 FAMILY_MODELS = {
-    "openrouter": {"haiku": "anthropic/claude-haiku-4.5", "sonnet": "anthropic/claude-sonnet-4.5", "opus": "anthropic/claude-opus-4.5"},
-    "anthropic": {"haiku": "claude-haiku-4-5", "sonnet": "claude-sonnet-4-5", "opus": "claude-opus-4-5"},
+    "openrouter": {"haiku": "anthropic/claude-haiku-4.5", "sonnet": "anthropic/claude-sonnet-4.5", "opus": "anthropic/claude-opus-4.5",
+                   "fable": "anthropic/claude-fable-5.2"},
+    "anthropic": {"haiku": "claude-haiku-4-5", "sonnet": "claude-sonnet-4-5", "opus": "claude-opus-4-5", "fable": "claude-fable-5-2"},
 }
+FAMILIES = ("sonnet", "opus", "haiku", "fable")  # the family aliases, in the order Claude Code lists them
 ONE_MILLION = "[1m]"  # Claude Code's suffix for the 1M-token context beta, which this agent does not send
 
 
@@ -73,6 +77,19 @@ def resolve_model(choices: list[str | None], aliases: Mapping[str, str], main_mo
             choice = choice.removesuffix(ONE_MILLION)
             return aliases.get(choice.lower(), choice)
     return main_model
+
+
+def pinned_aliases(overrides: Mapping[str, str]) -> frozenset[str]:
+    """The families whose alias ANTHROPIC_DEFAULT_<FAMILY>_MODEL in `overrides` sets: in a call
+    or a definition such an alias means that model, never the main model's version."""
+    return frozenset(family for family in FAMILIES if overrides.get(f"ANTHROPIC_DEFAULT_{family.upper()}_MODEL"))
+
+
+def model_family(model: str) -> str | None:
+    """The family a model id belongs to, as Claude Code tells it: the family name anywhere in it
+    (`claude-3-5-haiku-20241022` and `anthropic/claude-haiku-4.5` are haiku), or None."""
+    low = model.lower()
+    return next((family for family in FAMILIES if family in low), None)
 
 
 def join_url(base: str, path: str) -> str:

@@ -25,6 +25,7 @@ EFFORT_MODELS: dict[str, tuple[str, ...]] = {
     "claude-sonnet-5-5": EFFORT_LEVELS,
     "claude-haiku-5-5": EFFORT_LEVELS,
 }
+SESSION_EFFORT = "session"  # an agent's effort that is the run's own (--effort, CLAUDE_CODE_EFFORT_LEVEL)
 THINKING_MODES = ("adaptive", "enabled", "disabled")  # the Agent SDK's ThinkingConfig types
 DISPLAYS = ("summarized", "omitted", "highlights")  # --thinking-display, as Claude Code takes it
 ALLOWED_BETAS = ("context-1m-2025-08-07",)  # the only beta Claude Code 2.1.332 lets --betas send
@@ -75,12 +76,15 @@ class Shaping:
     display: str | None = None  # --thinking-display
     task_budget: int | None = None  # --task-budget, tokens
     betas: tuple[str, ...] = ()  # --betas, those allowed
+    pinned: bool = False  # CLAUDE_CODE_EFFORT_LEVEL set `effort` (None for auto): every agent's requests ask it
 
-    def options(self, model: str, limits: Limits) -> RequestOptions:
+    def options(self, model: str, limits: Limits, effort: str | None = SESSION_EFFORT) -> RequestOptions:
         """What a request for `model` asks: thinking on with a budget (the limits', or the model's
         default for `--thinking enabled|adaptive`), adaptive on a model that thinks adaptively, or
-        off (`--thinking disabled`, or no budget); the effort `model` takes; the task budget and
-        the betas as given."""
+        off (`--thinking disabled`, or no budget); the effort `model` takes of the agent's `effort`
+        (SESSION_EFFORT: the run's; CLAUDE_CODE_EFFORT_LEVEL wins over any agent's); the task
+        budget and the betas as given."""
+        level = self.effort if self.pinned or effort == SESSION_EFFORT else effort
         kind, budget = None, 0
         if self.thinking != "disabled":
             budget = limits.thinking(model, strict=False)  # the main model was checked at the start
@@ -89,5 +93,5 @@ class Shaping:
                 budget = 0 if kind == "adaptive" else budget or limits.default_budget(model)
                 kind = kind if kind == "adaptive" or budget else None
         return RequestOptions(thinking=kind, budget=budget if kind == "enabled" else 0,
-                              display=self.display if kind else None, effort=model_effort(model, self.effort),
-                              requested_effort=self.effort, task_budget=self.task_budget, betas=self.betas)
+                              display=self.display if kind else None, effort=model_effort(model, level),
+                              requested_effort=level, task_budget=self.task_budget, betas=self.betas)

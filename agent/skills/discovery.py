@@ -152,7 +152,7 @@ def skill_from_fields(fields: dict[str, Any], folder: Path, source: str = "proje
         arguments=_argument_names(name, fields.get("arguments")),
         model_invocable=not _flag(name, fields, "disable-model-invocation", False),
         user_invocable=_flag(name, fields, "user-invocable", True),
-        model=None if model.lower() in ("", "inherit") else model,
+        model=model or None,  # `inherit` kept: a forked skill's stays on the main model, forced or not
         fork=field_text(fields.get("context")).lower() == "fork",
         agent=field_text(fields.get("agent")) or None,
         allowed_tools=tool_list(fields.get("allowed-tools")),

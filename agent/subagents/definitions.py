@@ -43,6 +43,9 @@ class AgentDefinition:
     permission_mode: str | None = None  # permissionMode; combined with its parent's (agent.permissions.modes)
     initial_prompt: str | None = None  # initialPrompt: the first turn of a session run as this agent (--agent)
     background: bool = False  # background: true: the main conversation's Agent calls always run it in the background
+    effort: str | None = None  # effort: the level its requests ask (agent.subagents.models)
+    memory: str | None = None  # memory: user, project or local (agent.subagents.agent_memory)
+    memory_grants: bool = True  # its memory folder may be written without asking (not for an untrusted project's)
 
     @property
     def prompt(self) -> str:

@@ -24,6 +24,7 @@ from agent.skills.frontmatter import (
     word_list,
 )
 from agent.subagents.definitions import BUILTIN_AGENTS, AgentDefinition, tool_name
+from agent.subagents.fields import effort_field, memory_field, preloaded_skills
 from agent.subagents.servers import read_servers
 from agent.tools import builtin_tools
 from agent.workspace import json_option, load_json, project_folders
@@ -32,11 +33,11 @@ log = logging.getLogger("agent")
 
 MAX_NAME_LENGTH = 256
 _FILE_FIELDS = frozenset({"name", "description", "tools", "disallowedTools", "model", "maxTurns", "skills", "hooks",
-                          "mcpServers", "initialPrompt", "permissionMode", "background"})
+                          "mcpServers", "initialPrompt", "permissionMode", "background", "effort", "memory"})
 _CLI_FIELDS = _FILE_FIELDS - {"name"} | {"prompt"}
 # Claude Code's own agent fields that this agent does not implement (read, reported under --verbose)
 _UNSUPPORTED_FIELDS = frozenset({
-    "autoCompactWindow", "memory", "effort",
+    "autoCompactWindow",
     "omitClaudeMd", "isolation",
 })
 
@@ -178,7 +179,7 @@ def _definition(name: str, description: str, prompt: str | None, fields: dict[st
                 source: str, path: Path | None) -> AgentDefinition:
     label = f"agent {name!r}" + (f" ({path})" if path else " (--agents)")
     report_ignored(label, fields, handled, _UNSUPPORTED_FIELDS)
-    skills = dict.fromkeys(word_list(fields.get("skills"), commas=True))  # a dict keeps the first of duplicates
+    skills = preloaded_skills(word_list(fields.get("skills"), commas=True), label)
     return AgentDefinition(
         name=name,
         description=description,
@@ -187,7 +188,7 @@ def _definition(name: str, description: str, prompt: str | None, fields: dict[st
         disallowed_tools=_tools_field(fields, "disallowedTools") or (),
         model=field_text(fields.get("model")) or None,
         max_turns=_max_turns(fields.get("maxTurns"), label),
-        skills=tuple(skills),
+        skills=skills,
         source=source,
         path=path,
         hooks=read_hooks(fields.get("hooks"), label) or None,
@@ -195,6 +196,8 @@ def _definition(name: str, description: str, prompt: str | None, fields: dict[st
         permission_mode=_permission_mode(fields.get("permissionMode"), label),
         initial_prompt=field_text(fields.get("initialPrompt")) or None,
         background=parse_bool(fields.get("background")) is True,
+        effort=effort_field(fields.get("effort"), label),
+        memory=memory_field(fields.get("memory"), label),
     )
 
 

@@ -17,13 +17,14 @@ from agent.errors import ProviderError
 from agent.hooks import events as hooks
 from agent.loop import AgentSpec, Result, run_loop
 from agent.model.pricing import cost_usd
-from agent.model.providers import resolve_model
 from agent.permissions.policy import grant
 from agent.prompt import subagent_system_prompt
 from agent.skills.commands import command_context
 from agent.skills.discovery import SkillError
 from agent.skills.render import render
-from agent.subagents.definitions import AgentDefinition, filter_tools
+from agent.subagents.agent_memory import agent_memory, memory_tools
+from agent.subagents.definitions import AgentDefinition, filter_tools, tool_name
+from agent.subagents.models import subagent_effort, subagent_model
 from agent.tools.base import Tool, ToolError
 from agent.tools.execute import by_name
 from agent.transcripts import agent_id_for
@@ -37,12 +38,13 @@ def subagent_spec(
     session, definition: AgentDefinition, parent: AgentSpec, label: str, models: list[str | None] = (),
     exclude_skill: str | None = None, granted: tuple[str, ...] = (), parent_tool_use_id: str | None = None,
     own: Sequence[Tool] = (), agent_id: str | None = None, agent_name: str | None = None,
+    effort: str | None = None,
 ) -> AgentSpec:
     """The AgentSpec for running `definition` one level below `parent`: its body as system prompt
     (plus any preloaded skills and the environment note), its filtered tools with its `own` MCP
     tools (see agent.subagents.servers: kept whatever its `tools` say, replacing a session tool of
-    the same name), the first model of `models` > the definition's > CLAUDE_CODE_SUBAGENT_MODEL >
-    the main model, and the parent's permission policy (its rules: a subagent may do no more than
+    the same name), its model (`models` first: see agent.subagents.models) and effort (the call's
+    `effort` first), its memory (agent.subagents.agent_memory), and the parent's permission policy (its rules: a subagent may do no more than
     its parent allows) in the mode its permissionMode and the parent's combine to (see
     agent.permissions.modes), plus the `granted` rules."""
     depth = parent.depth + 1
@@ -53,12 +55,17 @@ def subagent_spec(
         names = filter_tools([tool.name for tool in tools], definition, {tool.name for tool in own})
     except ValueError as exc:
         raise ToolError(str(exc)) from None
+    memory = agent_memory(definition, session)
+    if memory is not None:  # Read, Write and Edit, whatever its tools say
+        names = memory_tools(names, [tool.name for tool in tools], {tool_name(e) for e in definition.disallowed_tools})
     own_mode = parent.policy.for_agent(definition.permission_mode) if parent.policy is not None else None
-    policy = grant(own_mode, granted)
+    policy = grant(own_mode, (*granted, *(memory.rules if memory else ())))
     try:
         body = definition.prompt
     except OSError as error:
         raise ToolError(f"cannot read the {definition.name} agent's file {definition.path}: {error.strerror or error}") from None
+    if memory is not None:
+        body += "\n\n" + memory.prompt
     for name in definition.skills:
         skill = session.skills.get(name)
         if skill is None or not skill.model_invocable:
@@ -68,12 +75,13 @@ def subagent_spec(
             body += "\n\n" + render(skill, "", command_context(session, policy))
         except SkillError as error:
             raise ToolError(f"the {definition.name} agent's skill {name!r} cannot be loaded: {error}") from None
-    model = resolve_model([*models, definition.model, session.subagent_model], session.model_aliases, session.model)
+    model = subagent_model(session, definition, models)
     return AgentSpec(
         name=label,
         system=subagent_system_prompt(str(session.workspace.cwd), body, session.append_subagent_system_prompt),
         tools=by_name(tool for tool in tools if tool.name in names),
         model=model,
+        effort=subagent_effort(session, definition, model, effort),
         max_turns=definition.max_turns or session.max_turns,
         depth=depth,
         transcript=session.transcript(label, agent_id or agent_id_for(parent_tool_use_id), agent_name, model),

@@ -15,6 +15,7 @@ from agent.subagents.background import Task, in_background
 from agent.subagents.definitions import AgentDefinition, filter_tools
 from agent.subagents.forks import AGENT_INTRO, FORK_TYPE, forked_conversation, start_fork
 from agent.subagents.messaging import remember_run
+from agent.subagents.models import call_properties, check_call_choices
 from agent.subagents.results import format_result
 from agent.subagents.runner import run_subagent, subagent_spec
 from agent.subagents.servers import agent_servers
@@ -52,10 +53,11 @@ def agent_entry(definition: AgentDefinition, offered: list[str], own: Collection
 
 
 def agent_tool(agents: dict[str, AgentDefinition], entries: dict[str, Entry], lines: dict[str, str],
-               searchable: bool = False, forks: bool = False) -> Tool:
+               searchable: bool = False, forks: bool = False, offers_model: bool = True) -> Tool:
     """The Agent tool over the subagent `agents`, listed by their catalog `lines` (and, with
     `searchable`, answering `search` from their full `entries`); with `forks`, it also forks its
-    caller (agent.subagents.forks)."""
+    caller (agent.subagents.forks). A call chooses the agent's model only when `offers_model`
+    (not under CLAUDE_CODE_SUBAGENT_MODEL_FORCE), and its effort (agent.subagents.models)."""
     description = "\n".join([AGENT_INTRO if forks else INTRO, *(lines[name] for name in agents)])
     if searchable:
         description += "\n" + SHORTENED_NOTE.format(tool="Agent")
@@ -66,6 +68,7 @@ def agent_tool(agents: dict[str, AgentDefinition], entries: dict[str, Entry], li
         missing = [key for key in ("description", "prompt") if not isinstance(arguments.get(key), str)]
         if missing:
             raise ToolError(f"missing required argument(s): {', '.join(missing)}")
+        check_call_choices(arguments, offers_model)  # aliases only, as in Claude Code
         session = context.session
         kind = (arguments.get("subagent_type") or DEFAULT_TYPE).strip()
         fork = forks and kind == FORK_TYPE  # the fork type wins over an agent of that name
@@ -91,7 +94,7 @@ def agent_tool(agents: dict[str, AgentDefinition], entries: dict[str, Entry], li
             try:
                 with agent_servers(session, definition) as own:  # its inline MCP servers run as long as it does
                     spec = subagent_spec(session, definition, context.agent, kind, [arguments.get("model")],
-                                         parent_tool_use_id=context.call_id, own=own)
+                                         parent_tool_use_id=context.call_id, own=own, effort=arguments.get("effort"))
                     result = run_subagent(spec, arguments["prompt"], session, kind, arguments["description"],
                                           background=background)
             finally:
@@ -113,8 +116,7 @@ def agent_tool(agents: dict[str, AgentDefinition], entries: dict[str, Entry], li
         "prompt": {"type": "string", "description": "The complete task for the agent."},
         "subagent_type": {"type": "string", "description": f"The agent type to use (default {DEFAULT_TYPE}"
                           + ('; "fork" forks you).' if forks else ").")},
-        "model": {"type": "string", "description": "Optional model: sonnet, opus, haiku or a full model id."
-                  + (" A fork ignores it: it runs on your model." if forks else "")},
+        **call_properties(offers_model, forks),  # model and effort
         "run_in_background": {"type": "boolean", "description": (
             "Run the agent in the background (the default for the main conversation's calls): this call returns "
             "at once and its report arrives later as a notification. false waits for the report as this call's "
