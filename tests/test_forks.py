@@ -100,6 +100,19 @@ def test_a_forks_first_request_is_the_parents_latest_plus_one_turn(agent):
     assert [s["type"] for s in json.loads(agent.replay("--output-format", "json").stdout)["subagents"]] == ["fork"]
 
 
+def test_cassette_show_gives_the_callers_result_of_a_fork_call(agent, capsys):
+    agent.script(*fork_then([call("Agent", description="Count", prompt="Count.", subagent_type="fork"),
+                             text("Launched."), text("Done.")], [text("3 files")]))
+    run = agent.run("Fork it.")
+    assert run.exit_code == 0, run.stderr
+    capsys.readouterr()
+    assert agent_cli.main(["cassette", "show", str(run.cassette)]) == 0
+    shown = capsys.readouterr().out
+    call_line = shown.index('→ Agent(description="Count"')
+    assert shown.index(f"← {LAUNCHED}", call_line) < shown.index("request 2")  # not the fork's "Fork started"
+    assert "subagent fork" in shown
+
+
 def test_the_agent_tool_describes_forks_unless_fork_mode_is_off(agent, monkeypatch, capsys):
     agent.script(text("on"))
     on = agent.run("Hello.")

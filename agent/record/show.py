@@ -59,7 +59,7 @@ def view(cassette: CassetteFile, wire: Wire) -> dict[str, Any]:
             continue
         for key in USAGE_KEYS:
             totals[key] += reply["usage"].get(key, 0)
-        reply["tool_calls"] = [{**call, **results.get(call["id"], {"result": None})} for call in reply["tool_calls"]]
+        reply["tool_calls"] = [{**call, **results.get((agent, call["id"]), {"result": None})} for call in reply["tool_calls"]]
         turn.update(reply)
         if agent in (None, "main") and not reply["tool_calls"]:
             answer = reply["text"]
@@ -118,10 +118,12 @@ def _ending_text(cassette: CassetteFile, index: int) -> str:
     return content_text(last.get("content"))
 
 
-def _tool_results(cassette: CassetteFile) -> dict[str, dict[str, Any]]:
-    """Every tool result the requests carried, by call id, on either wire: chat's `tool` messages
-    (an error is marked `Error: ` in its text) and the Messages API's `tool_result` blocks."""
-    found: dict[str, dict[str, Any]] = {}
+def _tool_results(cassette: CassetteFile) -> dict[tuple[str | None, str], dict[str, Any]]:
+    """Every tool result the requests carried, by the agent that sent them and the call id, on
+    either wire: chat's `tool` messages (an error is marked `Error: ` in its text) and the
+    Messages API's `tool_result` blocks. (A fork's first request answers its caller's call in its
+    own words: the caller's result is the one its own requests carry.)"""
+    found: dict[tuple[str | None, str], dict[str, Any]] = {}
     previous: dict[str | None, list] = {}  # each agent's latest messages
     for index in range(len(cassette.interactions)):
         body = request_body(cassette, index)
@@ -131,17 +133,19 @@ def _tool_results(cassette: CassetteFile) -> dict[str, dict[str, Any]]:
         # a request that extends its agent's previous one carries no result that one did not: read
         # only its new messages, so a long session is read in linear time
         start = len(before) if before and len(before) <= len(messages) and messages[len(before) - 1] is before[-1] else 0
-        previous[cassette.interactions[index].agent] = messages
+        agent = cassette.interactions[index].agent
+        previous[agent] = messages
         for message in messages[start:]:
             if not isinstance(message, dict):
                 continue
             if message.get("role") == "tool" and message.get("tool_call_id"):
                 content = content_text(message.get("content"), joiner="")
-                found[message["tool_call_id"]] = {"result": content, "is_error": content.startswith("Error: ")}
+                found[(agent, message["tool_call_id"])] = {"result": content, "is_error": content.startswith("Error: ")}
             elif isinstance(message.get("content"), list):
                 for block in message["content"]:
                     if isinstance(block, dict) and block.get("type") == "tool_result" and block.get("tool_use_id"):
-                        found[block["tool_use_id"]] = {"result": content_text(block.get("content"), joiner=""), "is_error": bool(block.get("is_error"))}
+                        found[(agent, block["tool_use_id"])] = {"result": content_text(block.get("content"), joiner=""),
+                                                                "is_error": bool(block.get("is_error"))}
     return found
 
 
