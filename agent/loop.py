@@ -37,6 +37,7 @@ class AgentSpec:
     parent_tool_use_id: str | None = None  # for a subagent: the Agent (or Skill) call that started it
     hooks: Any = None  # agent.hooks.config.HookSet: its frontmatter's and its active skills' hooks
     effort: str | None = SESSION_EFFORT  # the effort its requests ask (the run's; a subagent may have its own)
+    workspace: Any = None  # agent.workspace.Workspace its tools work in (a worktree-isolated agent's); None: the session's
 
 
 @dataclass
@@ -70,7 +71,7 @@ class ToolContext:
 
     @property
     def workspace(self):
-        return self.session.workspace
+        return getattr(self.agent, "workspace", None) or self.session.workspace
 
 
 REPEAT_WARNING_AFTER = 3  # identical consecutive calls before the model is told to change course

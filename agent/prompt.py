@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from typing import Sequence
 
 MAIN_PROMPT = """\
 You are agent, a coding assistant working in the user's terminal, in their project folder. \
@@ -21,15 +22,18 @@ the form of the answer exactly (for example "respond with only a number" means t
 with no other text). Otherwise be brief and direct."""
 
 
-def subagent_system_prompt(cwd: str, body: str, appended: str | None = None) -> str:
-    """A subagent's system prompt: its definition's body and the environment note, never the main
-    prompt or the skill catalog; `appended` (--append-subagent-system-prompt) last."""
-    return "\n\n".join([body, environment_note(cwd), *([appended] if appended else [])])
+def subagent_system_prompt(cwd: str, body: str, appended: str | None = None, facts: Sequence[str] = ()) -> str:
+    """A subagent's system prompt: its definition's body and the environment note (with `facts`
+    about its folder), never the main prompt or the skill catalog; `appended`
+    (--append-subagent-system-prompt) last."""
+    return "\n\n".join([body, environment_note(cwd, facts), *([appended] if appended else [])])
 
 
-def environment_note(cwd: str) -> str:
-    """The environment facts every agent gets: where it runs."""
-    return f"Environment:\n- Working directory: {cwd}\n- Platform: {sys.platform}"
+def environment_note(cwd: str, facts: Sequence[str] = ()) -> str:
+    """The environment facts every agent gets: where it runs, then `facts` about that folder (a
+    worktree-isolated agent's: that it is a git worktree)."""
+    lines = [f"- Working directory: {cwd}", *(f"- {fact}" for fact in facts), f"- Platform: {sys.platform}"]
+    return "Environment:\n" + "\n".join(lines)
 
 
 def main_system_prompt(cwd: str, sections: list[str] = (), replacement: str | None = None,

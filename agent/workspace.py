@@ -19,9 +19,12 @@ from agent.errors import UsageError
 
 @dataclass(frozen=True)
 class Workspace:
-    """The session's working directory; tools resolve every path against it."""
+    """The session's working directory; tools resolve every path against it. A worktree-isolated
+    agent's is its worktree, and `shared` names the checkouts it must not reach (the repository's
+    own, and the main checkout that one is linked to: agent.subagents.worktree_guard)."""
 
     cwd: Path
+    shared: tuple[Path, ...] = ()
 
     def resolve(self, path: str | os.PathLike) -> Path:
         """An absolute path for `path`: relative paths are taken from the workspace, `~` is expanded."""

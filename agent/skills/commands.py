@@ -37,13 +37,14 @@ class CommandContext:
     tool_runs: Callable[..., Any] | None = None
 
 
-def command_context(session, policy) -> CommandContext:
-    """The context for loading a skill in `session` on behalf of an agent holding `policy`, with
+def command_context(session, policy, cwd: Path | None = None) -> CommandContext:
+    """The context for loading a skill in `session` on behalf of an agent holding `policy` and
+    working in `cwd` (default the session's workspace; a worktree-isolated agent's worktree), with
     the rules the person approved "always" in this session, as the agent's own tool calls have."""
     approved = getattr(session, "approved", ())
     if policy is not None and approved:
         policy = policy.with_allowed(approved)
-    return CommandContext(session.workspace.cwd, policy, session.record_denial, getattr(session, "tool_runs", None))
+    return CommandContext(cwd or session.workspace.cwd, policy, session.record_denial, getattr(session, "tool_runs", None))
 
 
 def find_commands(body: str) -> list[tuple[int, int, str]]:

@@ -54,7 +54,7 @@ def skill_tool(skills: dict[str, Skill], fork: Fork, exclude: str | None = None,
                 result = fork(skill, args, context.session, context.agent, append_arguments=False,
                               parent_tool_use_id=getattr(context, "call_id", None))
                 return f"Skill {name} ran in a separate context and returned: {result.text.strip()}"
-            body = render(skill, args, command_context(context.session, context.agent.policy))
+            body = render(skill, args, command_context(context.session, context.agent.policy, context.workspace.cwd))
         except SkillError as exc:  # e.g. SKILL.md removed since discovery
             raise ToolError(str(exc)) from None
         except ProviderError as exc:  # the fork's subagent failed: its caller goes on

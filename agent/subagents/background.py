@@ -55,6 +55,7 @@ class Task:
     prompt: str
     result: Any = None  # agent.loop.Result of a finished run
     error: str | None = None  # why it failed
+    worktree: Any = None  # agent.subagents.worktrees.Worktree it works in (isolation), or None
     done: threading.Event = field(default_factory=threading.Event)
     delivered: bool = False
 
@@ -141,6 +142,9 @@ def notification(task: Task) -> str:
                      f"</subagent_tokens><tool_uses>{uses}</tool_uses></usage>\n")
     else:
         parts.append(f"<result>{_escape(task.error or '')}</result>\n")
+    if task.worktree is not None and task.worktree.kept:  # as Claude Code names a kept worktree
+        parts.append(f"<worktree><worktreePath>{_escape(str(task.worktree.path))}</worktreePath><worktreeBranch>"
+                     f"{_escape(task.worktree.branch)}</worktreeBranch></worktree>\n")
     parts.append("</task-notification></system-reminder>")
     return "".join(parts)
 

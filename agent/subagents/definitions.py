@@ -46,6 +46,7 @@ class AgentDefinition:
     effort: str | None = None  # effort: the level its requests ask (agent.subagents.models)
     memory: str | None = None  # memory: user, project or local (agent.subagents.agent_memory)
     memory_grants: bool = True  # its memory folder may be written without asking (not for an untrusted project's)
+    isolation: str | None = None  # isolation: worktree: it works in a git worktree of its own (agent.subagents.worktrees)
 
     @property
     def prompt(self) -> str:

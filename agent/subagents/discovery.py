@@ -26,6 +26,7 @@ from agent.skills.frontmatter import (
 from agent.subagents.definitions import BUILTIN_AGENTS, AgentDefinition, tool_name
 from agent.subagents.fields import effort_field, memory_field, preloaded_skills
 from agent.subagents.servers import read_servers
+from agent.subagents.worktrees import isolation_field
 from agent.tools import builtin_tools
 from agent.workspace import json_option, load_json, project_folders
 
@@ -33,12 +34,13 @@ log = logging.getLogger("agent")
 
 MAX_NAME_LENGTH = 256
 _FILE_FIELDS = frozenset({"name", "description", "tools", "disallowedTools", "model", "maxTurns", "skills", "hooks",
-                          "mcpServers", "initialPrompt", "permissionMode", "background", "effort", "memory"})
+                          "mcpServers", "initialPrompt", "permissionMode", "background", "isolation", "effort",
+                          "memory"})
 _CLI_FIELDS = _FILE_FIELDS - {"name"} | {"prompt"}
 # Claude Code's own agent fields that this agent does not implement (read, reported under --verbose)
 _UNSUPPORTED_FIELDS = frozenset({
     "autoCompactWindow",
-    "omitClaudeMd", "isolation",
+    "omitClaudeMd",
 })
 
 
@@ -198,6 +200,7 @@ def _definition(name: str, description: str, prompt: str | None, fields: dict[st
         background=parse_bool(fields.get("background")) is True,
         effort=effort_field(fields.get("effort"), label),
         memory=memory_field(fields.get("memory"), label),
+        isolation=isolation_field(fields.get("isolation"), label),
     )
 
 

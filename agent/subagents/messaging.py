@@ -18,6 +18,7 @@ from agent.errors import ProviderError
 from agent.subagents.results import format_result
 from agent.subagents.runner import run_subagent, subagent_spec
 from agent.subagents.servers import agent_servers
+from agent.subagents.worktrees import reopen_worktree
 from agent.tools.base import Tool, ToolError, object_schema
 from agent.transcripts import read_conversation
 
@@ -36,6 +37,7 @@ class KnownAgent:
     name: str  # what SendMessage may call it instead of its id
     model: str
     messages: list[dict[str, Any]] | None = None  # its conversation, kept when no transcript holds it
+    isolated: bool = False  # it ran in a worktree of its own: continued there while that is kept
 
 
 @dataclass
@@ -79,13 +81,14 @@ class AgentRegistry:
         raise ToolError(f"no agent {to!r} to send a message to (agents of this session: {known})")
 
 
-def remember_run(session, agent_id: str, kind: str, name: str, model: str, messages: list[dict[str, Any]]) -> bool:
+def remember_run(session, agent_id: str, kind: str, name: str, model: str, messages: list[dict[str, Any]],
+                 isolated: bool = False) -> bool:
     """Register a subagent run that can be continued (not Explore or Plan); whether it can. Its
-    messages are kept only when no transcript holds them."""
+    messages are kept only when no transcript holds them; `isolated`: it ran in a worktree."""
     if kind in NOT_RESUMABLE:
         return False
     session.agent_registry.remember(KnownAgent(agent_id, kind, name, model,
-                                               list(messages) if session.transcripts is None else None))
+                                               list(messages) if session.transcripts is None else None, isolated))
     return True
 
 
@@ -110,19 +113,21 @@ def send_message_tool() -> Tool:
             registry.running.add(known.agent_id)
         prompt = COORDINATOR.format(message=arguments["message"][:MAX_MESSAGE_CHARS])
         summary = arguments.get("summary") if isinstance(arguments.get("summary"), str) else "message"
+        worktree = reopen_worktree(session, context.agent.name, known.agent_id) if known.isolated else None
         try:
             with agent_servers(session, definition) as own:
                 spec = subagent_spec(session, definition, context.agent, known.kind, [known.model],
                                      parent_tool_use_id=context.call_id, own=own,
-                                     agent_id=known.agent_id, agent_name=known.name)
+                                     agent_id=known.agent_id, agent_name=known.name,
+                                     workspace=worktree.workspace if worktree else None)
                 result = run_subagent(spec, prompt, session, known.kind, summary, history=history)
         except ProviderError as exc:
             raise ToolError(f"the {known.kind} agent {known.agent_id} failed: {exc}") from None
         finally:
             with registry.lock:
                 registry.running.discard(known.agent_id)
-        remember_run(session, known.agent_id, known.kind, known.name, known.model, result.messages)
-        return format_result(known.kind, known.agent_id, result, True)
+        remember_run(session, known.agent_id, known.kind, known.name, known.model, result.messages, known.isolated)
+        return format_result(known.kind, known.agent_id, result, True, worktree.lines() if worktree else ())
 
     properties = {
         "to": {"type": "string", "description": "The agentId of the agent to continue (from its Agent result), or its name."},

@@ -4,6 +4,8 @@ and SendMessage both answer with it."""
 
 from __future__ import annotations
 
+from typing import Sequence
+
 from agent.conversation import Stop
 
 
@@ -22,10 +24,11 @@ def _incomplete(result) -> str | None:
     }.get(result.stop_reason)
 
 
-def format_result(kind: str, agent_id: str, result, resumable: bool) -> str:
+def format_result(kind: str, agent_id: str, result, resumable: bool, extra: Sequence[str] = ()) -> str:
     """The tool result of the `kind` agent `agent_id`'s run: a turn-limit note in Claude Code's
     words (which, for an agent that can be continued, says a message lets it go on) or our note
-    for another unfinished ending, the report, the agentId line when `resumable`, and usage."""
+    for another unfinished ending, the report, the agentId line when `resumable`, the `extra`
+    lines (a kept worktree's path and branch), and usage."""
     report = result.text.strip()
     if result.subtype == "error_max_budget_usd":  # the whole run stops too, before its next request
         report = f"[partial result: the {kind} agent stopped when the run reached its --max-budget-usd budget]\n{report}"
@@ -37,7 +40,7 @@ def format_result(kind: str, agent_id: str, result, resumable: bool) -> str:
         report = f"{note}\n{report}"
     elif why := _incomplete(result):
         report = f"[partial result: the {kind} agent {why} before finishing]\n{report}"
-    lines = [report, agent_id_line(agent_id)] if resumable else [report]
+    lines = ([report, agent_id_line(agent_id)] if resumable else [report]) + list(extra)
     usage = result.usage
     footer = f"<usage>turns: {result.turns}, input_tokens: {usage.input_tokens}, output_tokens: {usage.output_tokens}</usage>"
     return "\n".join(lines) + "\n\n" + footer

@@ -10,6 +10,7 @@ included, so nothing here imports the layer that assembles them.
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 from typing import Any, Sequence
 
 from agent.conversation import user_message, with_blocks
@@ -25,6 +26,8 @@ from agent.skills.render import render
 from agent.subagents.agent_memory import agent_memory, memory_tools
 from agent.subagents.definitions import AgentDefinition, filter_tools, tool_name
 from agent.subagents.models import subagent_effort, subagent_model
+from agent.subagents.worktree_guard import guarded
+from agent.subagents.worktrees import WORKTREE_FACTS
 from agent.tools.base import Tool, ToolError
 from agent.tools.execute import by_name
 from agent.transcripts import agent_id_for
@@ -37,7 +40,7 @@ DEFAULT_MAX_DEPTH = 3  # CLAUDE_CODE_MAX_SUBAGENT_SPAWN_DEPTH; 1 disables nestin
 def subagent_spec(
     session, definition: AgentDefinition, parent: AgentSpec, label: str, models: list[str | None] = (),
     exclude_skill: str | None = None, granted: tuple[str, ...] = (), parent_tool_use_id: str | None = None,
-    own: Sequence[Tool] = (), agent_id: str | None = None, agent_name: str | None = None,
+    own: Sequence[Tool] = (), agent_id: str | None = None, agent_name: str | None = None, workspace: Any = None,
     effort: str | None = None,
 ) -> AgentSpec:
     """The AgentSpec for running `definition` one level below `parent`: its body as system prompt
@@ -46,8 +49,11 @@ def subagent_spec(
     the same name), its model (`models` first: see agent.subagents.models) and effort (the call's
     `effort` first), its memory (agent.subagents.agent_memory), and the parent's permission policy (its rules: a subagent may do no more than
     its parent allows) in the mode its permissionMode and the parent's combine to (see
-    agent.permissions.modes), plus the `granted` rules."""
+    agent.permissions.modes), plus the `granted` rules. It works in `workspace` (its worktree, see
+    agent.subagents.worktrees), else in its parent's: the policy's workspace is then that worktree,
+    and its Bash, Write and Edit are held to it (agent.subagents.worktree_guard)."""
     depth = parent.depth + 1
+    workspace = workspace or parent.workspace or session.workspace
     extra = {tool.name: tool for tool in own}
     tools = session.tools_for(depth, exclude_skill, definition.spawnable_types)
     tools = [extra.pop(tool.name, tool) for tool in tools] + list(extra.values())
@@ -60,6 +66,10 @@ def subagent_spec(
         names = memory_tools(names, [tool.name for tool in tools], {tool_name(e) for e in definition.disallowed_tools})
     own_mode = parent.policy.for_agent(definition.permission_mode) if parent.policy is not None else None
     policy = grant(own_mode, (*granted, *(memory.rules if memory else ())))
+    if policy is not None and workspace.shared:  # the worktree is where its edits need no approval
+        policy = replace(policy, cwd=workspace.cwd)
+    if workspace.shared:
+        tools = guarded(tools)
     try:
         body = definition.prompt
     except OSError as error:
@@ -72,13 +82,14 @@ def subagent_spec(
             log.info("agent %s: skill %r cannot be preloaded", definition.name, name)
             continue
         try:
-            body += "\n\n" + render(skill, "", command_context(session, policy))
+            body += "\n\n" + render(skill, "", command_context(session, policy, workspace.cwd))
         except SkillError as error:
             raise ToolError(f"the {definition.name} agent's skill {name!r} cannot be loaded: {error}") from None
     model = subagent_model(session, definition, models)
     return AgentSpec(
         name=label,
-        system=subagent_system_prompt(str(session.workspace.cwd), body, session.append_subagent_system_prompt),
+        system=subagent_system_prompt(str(workspace.cwd), body, session.append_subagent_system_prompt,
+                                      WORKTREE_FACTS if workspace.shared else ()),
         tools=by_name(tool for tool in tools if tool.name in names),
         model=model,
         effort=subagent_effort(session, definition, model, effort),
@@ -89,6 +100,7 @@ def subagent_spec(
         observer=parent.observer,
         parent_tool_use_id=parent_tool_use_id,
         hooks=definition.hooks.for_subagent() if definition.hooks else None,  # active only while it runs
+        workspace=workspace,
     )
 
 

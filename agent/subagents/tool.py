@@ -19,6 +19,7 @@ from agent.subagents.models import call_properties, check_call_choices
 from agent.subagents.results import format_result
 from agent.subagents.runner import run_subagent, subagent_spec
 from agent.subagents.servers import agent_servers
+from agent.subagents.worktrees import close_worktree, open_worktree, wants_worktree
 from agent.tools.base import Tool, ToolError, object_schema
 from agent.transcripts import agent_id_for
 
@@ -88,28 +89,37 @@ def agent_tool(agents: dict[str, AgentDefinition], entries: dict[str, Entry], li
         background = in_background(arguments, definition, context.agent)
         if inherited is not None:  # no servers or worktree of its own: it has its parent's (agent.subagents.forks)
             return start_fork(context, inherited, arguments, agent_id, background, lambda: _free(session))
+        try:  # a worktree it cannot have is this call's error, before the agent starts
+            worktree = open_worktree(session, context.agent.name, agent_id) if wants_worktree(arguments, definition) else None
+        except ToolError:
+            _free(session)
+            raise
 
         def delegate():
             """Run the agent (its slot taken above, freed here): its Result and whether it can be continued."""
             try:
                 with agent_servers(session, definition) as own:  # its inline MCP servers run as long as it does
                     spec = subagent_spec(session, definition, context.agent, kind, [arguments.get("model")],
-                                         parent_tool_use_id=context.call_id, own=own, effort=arguments.get("effort"))
+                                         parent_tool_use_id=context.call_id, own=own, effort=arguments.get("effort"),
+                                         workspace=worktree.workspace if worktree else None)
                     result = run_subagent(spec, arguments["prompt"], session, kind, arguments["description"],
                                           background=background)
             finally:
                 with session.lock:
                     session.running_subagents -= 1
-            return result, remember_run(session, agent_id, kind, kind, spec.model, result.messages)
+                if worktree is not None:  # kept when it changed, else removed with its branch
+                    close_worktree(session, context.agent.name, worktree)
+            return result, remember_run(session, agent_id, kind, kind, spec.model, result.messages,
+                                        worktree is not None)
 
         if background:  # returns at once; the report comes back as a notification (agent.subagents.background)
-            task = Task(agent_id, context.call_id, kind, arguments["description"], arguments["prompt"])
+            task = Task(agent_id, context.call_id, kind, arguments["description"], arguments["prompt"], worktree=worktree)
             return session.background.launch(task, lambda: delegate()[0])
         try:
             result, resumable = delegate()
         except ProviderError as exc:  # a failure inside the subagent is its caller's error result
             raise ToolError(f"the {kind} agent failed: {exc}") from None
-        return format_result(kind, agent_id, result, resumable)
+        return format_result(kind, agent_id, result, resumable, worktree.lines() if worktree and worktree.kept else ())
 
     properties = {
         "description": {"type": "string", "description": "A short (3-5 word) description of the task."},
@@ -121,6 +131,10 @@ def agent_tool(agents: dict[str, AgentDefinition], entries: dict[str, Entry], li
             "Run the agent in the background (the default for the main conversation's calls): this call returns "
             "at once and its report arrives later as a notification. false waits for the report as this call's "
             "result. Agents started by subagents always run in the foreground.")},
+        "isolation": {"type": "string", "enum": ["worktree"], "description": (
+            "Isolation mode. \"worktree\" creates a temporary git worktree so the agent works on an isolated copy "
+            "of the repository: it is removed if the agent changes nothing; otherwise its path and branch are "
+            "returned in the result.")},
     }
     if searchable:
         properties["search"] = {"type": "string", "description": "Words to look for in the agent types' full descriptions (instead of a task)."}

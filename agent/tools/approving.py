@@ -151,7 +151,7 @@ def _ask(approver: Any, call: ToolCall, context: Any, decision: Decision) -> Any
         hooks.notification(context.session, context.agent, f"Claude needs your permission to use {call.name}",
                            "permission_prompt")
 
-    told = {"question": Question(decision, context.agent, context.session.workspace.cwd)} \
+    told = {"question": Question(decision, context.agent, context.workspace.cwd)} \
         if getattr(approver, "wants_question", False) else {}
     if getattr(approver, "asks_nobody", False):
         approval = approver(context.agent.name, call.id, call.name, call.arguments, **told)
