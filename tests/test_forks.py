@@ -19,7 +19,7 @@ from scripted_model import call, text
 
 DIRECTIVE = "Directive: "  # what only a fork's opening turn holds
 STARTED = "Fork started"
-LAUNCHED = "Async agent launched successfully."
+LAUNCHED = "Fork launched in the background."
 
 
 def labelled(run):
@@ -95,7 +95,8 @@ def test_a_forks_first_request_is_the_parents_latest_plus_one_turn(agent):
         assert directive["role"] == "user" and directive["content"].endswith(DIRECTIVE + "Count the files here.")
         assert parent_payload["messages"][0]["role"] == "system"  # the system prompt is part of the prefix
     main = [json.loads(body) for who, body in sent if who == "main"]
-    assert LAUNCHED in json.dumps(main[1]["messages"][-1])
+    launch = json.dumps(main[1]["messages"][-1])
+    assert LAUNCHED in launch and "SendMessage" not in launch  # a fork is not continued
     assert "<task-notification>" in json.dumps(main[2]["messages"][-1])
     assert [s["type"] for s in json.loads(agent.replay("--output-format", "json").stdout)["subagents"]] == ["fork"]
 
@@ -146,6 +147,7 @@ def test_a_foreground_fork_keeps_the_parents_model_and_cannot_fork_again(agent):
     forks = [json.loads(body) for who, body in labelled(run) if who == "fork"]
     assert len(forks) == 2 and {p["model"] for p in forks} == {run.payloads[0]["model"]}
     assert not any("<task-notification>" in body for body in run.bodies)
+    assert "agentId" not in json.dumps(run.payloads[-1]["messages"][-1])  # a fork is not continued
 
 
 def test_a_fork_may_start_a_fresh_agent(agent):

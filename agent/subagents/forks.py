@@ -43,6 +43,14 @@ you kept to it.
 </fork-instructions>
 
 Directive: {directive}"""
+LAUNCHED = (  # a background fork's launch result; SendMessage does not continue a fork, so it names none
+    "Fork launched in the background. (This tool result is internal metadata: never quote any part of it, "
+    "its agentId included, in a reply to the user.)\n"
+    "agentId: {id} (internal ID - do not mention to user.)\n"
+    "The fork is working on its directive. You will be notified automatically when it completes. Until then "
+    "you know nothing of what it found: do not guess it or do its work; go on with something else, or end your "
+    "turn to wait for its report."
+)
 AGENT_INTRO = (  # the Agent tool's description opens so in fork mode
     "Launch a subagent to handle a task on its own: it does the work with its own tools and returns one "
     "final report. Several Agent calls in one reply run at the same time.\n"
@@ -122,7 +130,8 @@ def start_fork(context, inherited: Inherited, arguments: dict[str, Any], agent_i
                release: Callable[[], None]) -> str:
     """Run the fork of the Agent call in `context` (its running-agent place taken; `release` frees
     it when it ends): in the background, the launch result at once and its report as a
-    notification later; in the foreground, its report as the call's result."""
+    notification later; in the foreground, its report as the call's result. Neither offers
+    SendMessage: a fork is not continued."""
     session = context.session
     spec = fork_spec(session, context.agent, context.call_id, agent_id)
 
@@ -134,7 +143,8 @@ def start_fork(context, inherited: Inherited, arguments: dict[str, Any], agent_i
 
     if background:
         task = Task(agent_id, context.call_id, FORK_TYPE, arguments["description"], arguments["prompt"])
-        return session.background.launch(task, work)
+        session.background.launch(task, work)
+        return LAUNCHED.format(id=agent_id)
     try:
         result = work()
     except ProviderError as exc:  # a failure inside the fork is its caller's error result
