@@ -1,8 +1,8 @@
 """Forks on both wire formats: the Agent tool's fork type (on unless CLAUDE_CODE_FORK_SUBAGENT=0),
 whose first request is the parent's latest request, byte for byte, plus the reply with the call
 and one user turn (the call's result and the directive), so the parent's prompt cache serves it;
-its background run and notification, its foreground run, no fork from a fork, Agent(fork) denied,
-and /fork and /subtask in the interactive mode."""
+its background run and notification, its foreground run, a fork in a worktree of its own, no fork
+from a fork, Agent(fork) denied, and /fork and /subtask in the interactive mode."""
 
 import json
 import os
@@ -16,6 +16,7 @@ from conftest import KEYS, REPO
 from pty_session import start  # noqa: F401 (the interactive tests' fixture)
 from agent.record.cassette_file import read as read_cassette
 from scripted_model import call, text
+from test_worktrees import make_repo, worktrees
 
 DIRECTIVE = "Directive: "  # what only a fork's opening turn holds
 STARTED = "Fork started"
@@ -161,6 +162,29 @@ def test_a_fork_may_start_a_fresh_agent(agent):
     assert run.exit_code == 0, run.stderr
     assert run.stdout.strip() == "Report: helper said HELPED"
     assert [who for who, _ in labelled(run)].count("general-purpose") == 1
+
+
+def test_an_isolated_fork_works_in_a_worktree_of_its_own(agent):
+    make_repo(agent.workspace)
+    agent.script(*fork_then(
+        [call("Agent", description="Try it", prompt="Write new.txt.", subagent_type="fork", isolation="worktree",
+              run_in_background=False),
+         lambda request: text("Report: " + request.tool_results()[0])],
+        [call("Bash", command="pwd && echo made > new.txt"),
+         lambda request: text("wrote it in " + request.tool_results()[0].strip())]))
+    run = agent.run("Fork into a worktree.")
+    assert run.exit_code == 0, run.stderr
+    made = worktrees(agent.workspace)
+    assert len(made) == 1 and (made[0] / "new.txt").read_text() == "made\n"  # kept: it changed
+    assert not (agent.workspace / "new.txt").exists()
+    report, _, kept = run.stdout.partition("worktreePath: ")
+    assert report.startswith("Report: wrote it in ") and str(made[0]) in report  # its Bash ran there
+    assert kept.startswith(f"{made[0]}\nworktreeBranch: worktree-agent-")
+    sent = labelled(run)
+    first = next(body for who, body in sent if who == "fork")
+    assert byte_prefix(sent[0][1], first)  # its system prompt is still its parent's: the cache serves it
+    told = json.dumps(json.loads(first)["messages"][-1])  # after its directive: where it works
+    assert "isolated git worktree at {{workspace}}/.claude/worktrees/agent-" in told
 
 
 def test_a_deny_rule_for_agent_fork_refuses_it(agent):

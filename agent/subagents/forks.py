@@ -21,7 +21,10 @@ from agent.loop import AgentSpec, Result
 from agent.subagents.background import Task
 from agent.subagents.results import format_result
 from agent.subagents.runner import run_subagent
+from agent.subagents.worktree_guard import guarded
+from agent.subagents.worktrees import WORKTREE_FACTS, Worktree, close_worktree, open_worktree, wants_worktree
 from agent.tools.base import ToolError
+from agent.tools.execute import by_name
 
 FORK_TYPE = "fork"
 STARTED = "Fork started: this fork is you. Your directive follows."
@@ -50,6 +53,13 @@ LAUNCHED = (  # a background fork's launch result; SendMessage does not continue
     "The fork is working on its directive. You will be notified automatically when it completes. Until then "
     "you know nothing of what it found: do not guess it or do its work; go on with something else, or end your "
     "turn to wait for its report."
+)
+IN_WORKTREE = (  # what an isolated fork is told after its directive (its system prompt stays its parent's)
+    "You work in an isolated git worktree at {worktree}: a separate copy of the repository your parent works "
+    "in at {parent}, with the same files at the same relative paths. Paths in the conversation above are your "
+    "parent's: use the same paths relative to your worktree. Your parent may have changed files since they "
+    "appear above, so read a file again before you edit it. Your changes stay in the worktree; your parent's "
+    "files are not touched."
 )
 AGENT_INTRO = (  # the Agent tool's description opens so in fork mode
     "Launch a subagent to handle a task on its own: it does the work with its own tools and returns one "
@@ -88,12 +98,9 @@ def forked_conversation(context, arguments: dict[str, Any]) -> Inherited:
     """What the fork an Agent call (with `arguments`) starts inherits: the caller's conversation as
     its latest request sent it, the reply that made the call (its other calls left out: they are
     the caller's to run), and a user turn answering the call and giving the call's prompt as the
-    directive. A fork's own fork call is refused (ToolError), and so is a fork in a worktree."""
+    directive. A fork's own fork call is refused (ToolError)."""
     if is_fork(context.agent):
         raise ToolError(NESTED)
-    if arguments.get("isolation"):
-        raise ToolError("a fork works in its parent's folder, so it takes no isolation; use another agent type "
-                        "for isolated work")
     directive = arguments["prompt"]
     messages = list(context.messages or ())
     reply = messages[-1] if messages else None
@@ -106,14 +113,28 @@ def forked_conversation(context, arguments: dict[str, Any]) -> Inherited:
     return Inherited([*messages[:-1], {**reply, "content": own}], opening)
 
 
-def fork_spec(session, parent: AgentSpec, call_id: str | None, agent_id: str, name: str | None = None) -> AgentSpec:
+def fork_spec(session, parent: AgentSpec, call_id: str | None, agent_id: str, name: str | None = None,
+              worktree: Worktree | None = None) -> AgentSpec:
     """The fork of `parent` (started by the call `call_id`, or by /fork), one level below it:
     everything else the parent's (its system prompt; its tools, the same objects, so the same
     schemas in the same order; its model, effort, turn limit, permissions and folder), with its
-    own transcript and its hooks as a subagent's (its Stop is SubagentStop)."""
-    return replace(parent, name=FORK_TYPE, depth=parent.depth + 1, parent_tool_use_id=call_id,
+    own transcript and its hooks as a subagent's (its Stop is SubagentStop). In a `worktree`, that
+    is its folder and its permissions' workspace, and its Bash, Write and Edit are held to it
+    (agent.subagents.worktree_guard): the same tools, checked first, with the same schemas."""
+    spec = replace(parent, name=FORK_TYPE, depth=parent.depth + 1, parent_tool_use_id=call_id,
                    transcript=session.transcript(FORK_TYPE, agent_id, name, parent.model),
                    hooks=parent.hooks.for_subagent() if parent.hooks is not None else None)
+    if worktree is None:
+        return spec
+    policy = replace(parent.policy, cwd=worktree.workspace.cwd) if parent.policy is not None else None
+    return replace(spec, workspace=worktree.workspace, policy=policy, tools=by_name(guarded(parent.tools.values())))
+
+
+def in_worktree(inherited: Inherited, parent_folder, worktree: Worktree) -> Inherited:
+    """What a fork isolated in `worktree` inherits: its opening turn also says where it works."""
+    note = " ".join([IN_WORKTREE.format(worktree=worktree.path, parent=parent_folder), *WORKTREE_FACTS])
+    opening = inherited.opening
+    return Inherited(inherited.history, {**opening, "content": [*opening["content"], text_block(note)]})
 
 
 def run_fork(spec: AgentSpec, inherited: Inherited, session, description: str, background: bool = False) -> Result:
@@ -129,24 +150,35 @@ def run_fork(spec: AgentSpec, inherited: Inherited, session, description: str, b
 def start_fork(context, inherited: Inherited, arguments: dict[str, Any], agent_id: str, background: bool,
                release: Callable[[], None]) -> str:
     """Run the fork of the Agent call in `context` (its running-agent place taken; `release` frees
-    it when it ends): in the background, the launch result at once and its report as a
-    notification later; in the foreground, its report as the call's result. Neither offers
-    SendMessage: a fork is not continued."""
-    session = context.session
-    spec = fork_spec(session, context.agent, context.call_id, agent_id)
+    it when it ends), in a worktree of its own when the call asks for isolation: in the
+    background, the launch result at once and its report as a notification later; in the
+    foreground, its report as the call's result (with the kept worktree's path and branch).
+    Neither offers SendMessage: a fork is not continued."""
+    session, caller = context.session, context.agent
+    try:  # a worktree it cannot have is this call's error, before the fork starts
+        worktree = open_worktree(session, caller.name, agent_id) if wants_worktree(arguments, None) else None
+    except ToolError:
+        release()
+        raise
+    spec = fork_spec(session, caller, context.call_id, agent_id, worktree=worktree)
+    if worktree is not None:
+        inherited = in_worktree(inherited, context.workspace.cwd, worktree)
 
     def work() -> Result:
         try:
             return run_fork(spec, inherited, session, arguments["description"], background)
         finally:
             release()
+            if worktree is not None:  # kept when it changed, else removed with its branch
+                close_worktree(session, caller.name, worktree)
 
     if background:
-        task = Task(agent_id, context.call_id, FORK_TYPE, arguments["description"], arguments["prompt"])
+        task = Task(agent_id, context.call_id, FORK_TYPE, arguments["description"], arguments["prompt"],
+                    worktree=worktree)
         session.background.launch(task, work)
         return LAUNCHED.format(id=agent_id)
     try:
         result = work()
     except ProviderError as exc:  # a failure inside the fork is its caller's error result
         raise ToolError(f"the fork failed: {exc}") from None
-    return format_result(FORK_TYPE, agent_id, result, False)
+    return format_result(FORK_TYPE, agent_id, result, False, worktree.lines() if worktree and worktree.kept else ())

@@ -87,7 +87,7 @@ def agent_tool(agents: dict[str, AgentDefinition], entries: dict[str, Entry], li
             session.running_subagents += 1
         agent_id = agent_id_for(context.call_id)
         background = in_background(arguments, definition, context.agent)
-        if inherited is not None:  # no servers or worktree of its own: it has its parent's (agent.subagents.forks)
+        if inherited is not None:  # its parent's tools, no servers of its own (agent.subagents.forks)
             return start_fork(context, inherited, arguments, agent_id, background, lambda: _free(session))
         try:  # a worktree it cannot have is this call's error, before the agent starts
             worktree = open_worktree(session, context.agent.name, agent_id) if wants_worktree(arguments, definition) else None
