@@ -16,7 +16,11 @@ class UsageError(AgentError):
 
 
 class ProviderError(AgentError):
-    """The model provider failed or answered with something we cannot use."""
+    """The model provider failed or answered with something we cannot use. `partial` is the
+    conversation's agent.loop.Result so far when the error cut a conversation off mid-run (so a
+    subagent's caller can keep what it had written)."""
+
+    partial = None
 
 
 class ReplayMismatch(AgentError):

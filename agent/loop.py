@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from agent.conversation import Reply, Stop, ToolCall, Usage, tool_result, user_message
-from agent.errors import Interrupted
+from agent.errors import Interrupted, ProviderError
 from agent.hooks.events import halted, stopping
 from agent.model.fallback import ModelUnavailable, switch_line
 from agent.model.reasoning import SESSION_EFFORT
@@ -46,7 +46,7 @@ class Result:
     incomplete: `stop_reason` says whether it was cut off, refused or out of context."""
 
     text: str
-    subtype: str  # "success", "error_max_turns" or "error_max_budget_usd"
+    subtype: str  # "success", "error_max_turns", "error_max_budget_usd" or "error_during_execution"
     turns: int
     usage: Usage = field(default_factory=Usage)
     messages: list[dict[str, Any]] = field(default_factory=list)
@@ -54,6 +54,7 @@ class Result:
     # "hook_stopped": a hook ended the run (continue: false); "budget_exhausted": --max-budget-usd did
     terminal_reason: str | None = None
     structured_output: dict[str, Any] | None = None  # --json-schema: the object the model answered with
+    error: str | None = None  # the provider error that cut it off (subtype "error_during_execution")
 
     @property
     def is_error(self) -> bool:
@@ -112,7 +113,11 @@ def run_loop(agent: AgentSpec, messages: list[dict[str, Any]], session: Any,
         _check(cancelled)
         if session.budget is not None and session.budget.exhausted(session.client):
             return Result(text, "error_max_budget_usd", turn - 1, usage, messages, stop, "budget_exhausted")
-        reply, agent = _ask(agent, messages, schemas, session, on_text)
+        try:
+            reply, agent = _ask(agent, messages, schemas, session, on_text)
+        except ProviderError as error:  # what was said before it stays with it (a subagent's partial report)
+            error.partial = Result(text, "error_during_execution", turn - 1, usage, messages, stop, error=str(error))
+            raise
         context = context if context.agent is agent else ToolContext(session, agent, messages=messages)
         usage.add(reply.usage)
         if reply.blocks:  # an empty assistant turn could not be sent back

@@ -142,12 +142,33 @@ class Request:
             return [b["content"] for b in last["content"] if b.get("type") == "tool_result"]
         return []
 
+    def reports(self) -> list[str]:
+        """tool_results() as the subagents wrote them: a result that hands a report back under the
+        hand-back header (agent.subagents.results) reads as its notes, then the report's lines without
+        their indent (escapes kept), then what follows it (the agentId line, usage); others as they are."""
+        return [unframed(result) for result in self.tool_results()]
+
     def first_user_text(self) -> str:
         content = self.messages[0]["content"]
         return content if isinstance(content, str) else json.dumps(content)
 
 
 Script = Callable[[Request], ScriptedReply]
+HANDBACK = "[Subagent hand-back] "
+
+
+def unframed(result: str) -> str:
+    """A tool result without the hand-back header: the notes above it (blank lines dropped), the
+    text before the header on its line, the indented report lines, the lines after them."""
+    lines = result.split("\n")
+    at = next((i for i, line in enumerate(lines) if HANDBACK in line), None)
+    if at is None:
+        return result
+    end = next((i for i in range(at + 1, len(lines)) if not lines[i].startswith("  ")), len(lines))
+    notes = [line.removeprefix("  ") for line in lines[:at] if line.strip()]
+    report = [line[2:] for line in lines[at + 1:end]]
+    prefix = lines[at][:lines[at].index(HANDBACK)]
+    return "\n".join(notes + [prefix + (report[0] if report else "")] + report[1:] + lines[end:])
 
 
 class ScriptedModel:

@@ -127,7 +127,7 @@ def test_dont_ask_never_asks_in_an_interactive_session(model, start, provider):
 def test_an_agent_declaring_dont_ask_asks_nobody_in_a_default_interactive_session(model, start, provider):
     model.route(TASK, call("Write", file_path="out.txt", content="hi\n"),
                 lambda request: text("writer got: " + request.tool_results()[0][:100]))
-    model.script(start_writer(), lambda request: text("main got: " + request.tool_results()[0][:200]))
+    model.script(start_writer(), lambda request: text("main got: " + request.reports()[0][:200]))
     session = start(bypass=False, provider=provider)
     folder = session.workspace / ".claude" / "agents"
     folder.mkdir(parents=True)

@@ -72,7 +72,7 @@ def test_background_definition_wins_over_run_in_background_false(agent):
 def test_run_in_background_false_stays_in_the_foreground(agent):
     agent.script(
         call("Agent", description="Count", prompt="TASK: count.", run_in_background=False),
-        lambda request: text("Report: " + request.tool_results()[0].split("\n")[0]),
+        lambda request: text("Report: " + request.reports()[0].split("\n")[0]),
     )
     agent.route("TASK: count.", text("seven things"))
     run = agent.run("Count with an agent, and wait for it.")

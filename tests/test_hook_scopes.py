@@ -36,7 +36,7 @@ def first_user(payload: dict) -> dict:
 
 def handed_back(request):
     """The main conversation's last reply: what its last tool call returned."""
-    return text(request.tool_results()[0])
+    return text(request.reports()[0])
 
 
 def bash_then_report(command: str):

@@ -39,7 +39,7 @@ def inline(name: str, **env: str) -> str:
 
 
 def results(request) -> str:
-    return "\n".join(request.tool_results())
+    return "\n".join(request.reports())
 
 
 # --- what a definition's lists name -----------------------------------------------------------------

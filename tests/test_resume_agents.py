@@ -52,7 +52,7 @@ def send(message, to=None, **extra):
 
 
 def relay(request):
-    return text("Relayed: " + request.tool_results()[0].split("\n")[0])
+    return text("Relayed: " + request.reports()[0].split("\n")[0])
 
 
 def reviewer(agent):

@@ -40,7 +40,7 @@ def payloads_of(agent, number=1):
 
 
 def first_result(request) -> str:
-    return request.tool_results()[0].split("\nagentId:")[0]
+    return request.reports()[0].split("\nagentId:")[0]
 
 
 def test_the_code_reviewer_and_the_test_runner_both_report(agent, capsys):
@@ -57,7 +57,7 @@ def test_the_code_reviewer_and_the_test_runner_both_report(agent, capsys):
                 text("REVIEW-4471: auth.py hard-codes its password in SECRET (line 1)."))
     agent.route("Run test_auth.py", call("Bash", command="python3 test_auth.py"),
                 lambda request: text(f"TESTS-8123: {request.tool_results()[0].strip().splitlines()[-1]}"))
-    agent.script(lambda request: text(" | ".join(r.split("\nagentId:")[0] for r in request.tool_results())))
+    agent.script(lambda request: text(" | ".join(r.split("\nagentId:")[0] for r in request.reports())))
     stderr: list[str] = []
     asyncio.run(create_subagents(options_for(agent, stderr)))
     printed = capsys.readouterr().out

@@ -11,7 +11,7 @@ import re
 from claude_agent_sdk import (AgentDefinition, AssistantMessage, ResultMessage, SystemMessage, TaskNotificationMessage,
                               TaskStartedMessage, ToolResultBlock, ToolUseBlock, UserMessage)
 
-from scripted_model import Call, call, calls, fail, text
+from scripted_model import Call, call, calls, fail, text, unframed
 from sdk_session import sdk_query
 
 COUNTER = {"counter": AgentDefinition(description="Counts things.", prompt="You count files.", tools=["Glob", "Bash"])}
@@ -48,7 +48,7 @@ def test_a_foreground_agent_is_told_as_claude_code_tells_it(agent):
     agent.script(call("Agent", description="Count the files", prompt="Count the files here.", subagent_type="counter",
                       run_in_background=False))
     agent.route("Count the files here.", call("Glob", pattern="*.txt"), call("Bash", command="wc -l < a.txt"), text(REPORT))
-    agent.script(lambda request: text(request.tool_results()[0].split("\nagentId:")[0]))
+    agent.script(lambda request: text(request.reports()[0].split("\nagentId:")[0]))
     run = sdk_query(agent, "How many files are here?", allowed_tools=["Agent", "Glob", "Bash"], agents=COUNTER)
     assert run.error is None, run.stderr
     agent_call = of_kind(run, "assistant")[0].content[0]
@@ -73,7 +73,7 @@ def test_a_foreground_agent_is_told_as_claude_code_tells_it(agent):
     assert ended.status == "completed" and ended.summary == REPORT and ended.tool_use_id == agent_call.id
     handed_back = of_kind(run, "call result")[0]
     block = handed_back.content[0]
-    assert block.tool_use_id == agent_call.id and block.content.startswith(REPORT)
+    assert block.tool_use_id == agent_call.id and unframed(block.content).startswith(REPORT)  # under the hand-back header
     assert re.search(r"agentId:\s*([\w-]+)", block.content).group(1) == started.task_id  # the seed's own regex
     used = handed_back.tool_use_result
     assert used["status"] == "completed" and used["agentId"] == started.task_id and used["agentType"] == "counter"

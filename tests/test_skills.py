@@ -136,7 +136,8 @@ def test_mj2_run_a_skill_in_a_subagent(agent):
     # variant A: the subagent sees no catalog; the main conversation (with the catalog) gets the answer
     assert run.some_request(["clementine"], ["pear"])
     assert run.some_request(["pear", "clementine"])
-    assert "ran in a separate context and returned: clementine" in str(run.payloads[-1])
+    assert "ran in a separate context and returned: [Subagent hand-back] " in str(run.payloads[-1])
+    assert "The report:\\n  clementine" in str(run.payloads[-1])  # the answer, framed as the subagent's words
 
 
 def test_slash_invoked_fork_hands_its_answer_to_the_main_conversation(agent):
@@ -146,7 +147,8 @@ def test_slash_invoked_fork_hands_its_answer_to_the_main_conversation(agent):
     run = agent.run("/apple")
     assert (run.exit_code, run.stdout) == (0, "blueberry\n")
     assert run.some_request(["blueberry", MARKER], ["grape"])  # the subagent: body, no catalog
-    assert run.some_request(["grape", "The /apple skill ran in a subagent and returned:\\n\\nblueberry"], [MARKER])
+    assert run.some_request(["grape", "The /apple skill ran in a subagent and returned:\\n\\n[Subagent hand-back] ",
+                             "The report:\\n  blueberry"], [MARKER])
 
 
 def test_arguments_reach_a_fork_only_through_placeholders(agent):

@@ -180,7 +180,7 @@ def test_a_non_retryable_error_inside_the_first_choice_is_one_line(agent):
 def test_a_subagent_cut_off_says_so_to_its_parent(agent):
     agent.script(call("Agent", description="summarise", prompt="Summarise the logs.", subagent_type="general-purpose", run_in_background=False),
                  stopped(text("The logs show three fail"), "max_tokens"),
-                 lambda request: text(request.tool_results()[0].split("\n\n<usage>")[0]))
+                 lambda request: text(request.reports()[0].split("\n\n<usage>")[0]))
     run = agent.run("Summarise the logs with a subagent.")
     assert run.stdout.startswith("[partial result: the general-purpose agent was cut off at the output token limit "
                                  "before finishing]\nThe logs show three fail")

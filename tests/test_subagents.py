@@ -157,7 +157,7 @@ def test_two_agent_calls_in_one_reply_run_concurrently(agent):
     for me, other in (("Left", "Right"), ("Right", "Left")):
         agent.route(f"{me} task.", call("Bash", command=WAIT.format(me=me, other=other)),
                     lambda r: text(r.tool_results()[0].split("\n")[-1], delay_s=0.2))
-    agent.script(lambda r: text(" ".join(x.split("\n")[0] for x in r.tool_results())))
+    agent.script(lambda r: text(" ".join(x.split("\n")[0] for x in r.reports())))
     run = agent.run("Do left and right at once.", "--output-format", "json")
     result = json.loads(run.stdout)
     assert result["result"] == "overlap overlap"

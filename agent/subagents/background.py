@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from agent.errors import Interrupted, ProviderError
+from agent.subagents.results import guarded_report
 from agent.tools.base import ToolError
 
 log = logging.getLogger("agent")
@@ -122,8 +123,9 @@ def _run(task: Task, work: Callable[[], Any]) -> None:
 
 
 def _ending(task: Task) -> tuple[str, str]:
-    if task.error is not None:
-        return "failed", f'Agent "{task.description}" failed: {task.error}'
+    error = task.error if task.error is not None else getattr(task.result, "error", None)  # cut off after some text
+    if error is not None:
+        return "failed", f'Agent "{task.description}" failed: {error}'
     return "completed", f'Agent "{task.description}" finished'
 
 
@@ -138,7 +140,7 @@ def notification(task: Task) -> str:
         uses = sum(1 for message in result.messages if message.get("role") == "assistant"
                    for block in message.get("content") or () if isinstance(block, dict) and block.get("type") == "tool_use")
         tokens = result.usage.input_tokens + result.usage.output_tokens
-        parts.append(f"<result>{_escape(result.text.strip())}</result>\n<usage><subagent_tokens>{tokens}"
+        parts.append(f"<result>{_escape(guarded_report(result))}</result>\n<usage><subagent_tokens>{tokens}"
                      f"</subagent_tokens><tool_uses>{uses}</tool_uses></usage>\n")
     else:
         parts.append(f"<result>{_escape(task.error or '')}</result>\n")
@@ -150,6 +152,6 @@ def notification(task: Task) -> str:
 
 
 def _escape(text: str) -> str:
-    """Text inside the notification's tags, `<` and `>` escaped as Claude Code does (so a report
-    cannot close the notification early)."""
-    return text.replace("<", "&lt;").replace(">", "&gt;")
+    """Text inside the notification's tags, `&`, `<` and `>` escaped as Claude Code does (so a
+    report cannot close the notification early)."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

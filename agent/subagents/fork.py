@@ -6,11 +6,14 @@ the skills layer sits below this one.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from agent.loop import AgentSpec, Result
 from agent.skills.commands import command_context
 from agent.skills.discovery import Skill
 from agent.skills.render import render
 from agent.subagents.definitions import BUILTIN_AGENTS
+from agent.subagents.results import framed_report
 from agent.subagents.runner import run_subagent, subagent_spec
 from agent.subagents.servers import agent_servers
 from agent.tools.base import ToolError
@@ -20,7 +23,8 @@ def run_forked_skill(skill: Skill, args: str, session, parent: AgentSpec, append
                      parent_tool_use_id: str | None = None) -> Result:
     """Run `skill` in a subagent whose only message is the rendered body: no user question, no
     earlier history, no skill catalog, and not this skill among its tools. Its `agent` field picks
-    the definition (system prompt, tools, model; general-purpose by default); its `model` wins."""
+    the definition (system prompt, tools, model; general-purpose by default); its `model` wins.
+    The Result's text is the answer as its caller gets it: the framed report (agent.subagents.results)."""
     kind = skill.agent or "general-purpose"
     definition = session.agents.get(kind) or BUILTIN_AGENTS.get(kind)
     if definition is None:
@@ -35,4 +39,6 @@ def run_forked_skill(skill: Skill, args: str, session, parent: AgentSpec, append
             spec.hooks = skill.hooks.for_subagent().plus(spec.hooks)
         # the body's commands run under the fork's policy: the parent's, plus the skill's allowed-tools
         body = render(skill, args, command_context(session, spec.policy), append_arguments=append_arguments)
-        return run_subagent(spec, body, session, f"skill:{skill.name}", f"/{skill.name} ({kind})")
+        result = run_subagent(spec, body, session, f"skill:{skill.name}", f"/{skill.name} ({kind})")
+    # its answer reaches the conversation framed as the subagent's words, imitations of the harness escaped
+    return replace(result, text=framed_report(f"skill:{skill.name}", result))

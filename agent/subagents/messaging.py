@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agent.errors import ProviderError
-from agent.subagents.results import format_result
+from agent.subagents.results import ended_early, format_result
 from agent.subagents.runner import run_subagent, subagent_spec
 from agent.subagents.servers import agent_servers
 from agent.subagents.worktrees import reopen_worktree
@@ -121,8 +121,8 @@ def send_message_tool() -> Tool:
                                      agent_id=known.agent_id, agent_name=known.name,
                                      workspace=worktree.workspace if worktree else None)
                 result = run_subagent(spec, prompt, session, known.kind, summary, history=history)
-        except ProviderError as exc:
-            raise ToolError(f"the {known.kind} agent {known.agent_id} failed: {exc}") from None
+        except ProviderError as exc:  # stopped before it wrote anything new (after some, it hands that back)
+            raise ToolError(ended_early(f"the {known.kind} agent {known.agent_id}", exc)) from None
         finally:
             with registry.lock:
                 registry.running.discard(known.agent_id)

@@ -28,6 +28,7 @@ from agent.subagents.definitions import AgentDefinition, filter_tools, tool_name
 from agent.subagents.models import subagent_effort, subagent_model
 from agent.subagents.worktree_guard import guarded
 from agent.subagents.worktrees import WORKTREE_FACTS
+from agent.subagents.results import recovered
 from agent.tools.base import Tool, ToolError
 from agent.tools.execute import by_name
 from agent.transcripts import agent_id_for
@@ -126,7 +127,9 @@ def run_subagent(spec: AgentSpec, prompt: str, session, kind: str, description: 
     except ProviderError as exc:
         record.update(subtype="error_during_execution", error=str(exc))
         log.info("subagent %s failed: %s", spec.name, exc)
-        raise
+        result = recovered(exc, len(history))  # what it wrote before the error goes back as partial output
+        if result is None:
+            raise
     log.info("subagent %s finished: %s after %d turns", spec.name, result.subtype, result.turns)
     record.update(
         subtype=result.subtype,

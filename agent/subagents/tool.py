@@ -16,7 +16,7 @@ from agent.subagents.definitions import AgentDefinition, filter_tools
 from agent.subagents.forks import AGENT_INTRO, FORK_TYPE, forked_conversation, start_fork
 from agent.subagents.messaging import remember_run
 from agent.subagents.models import call_properties, check_call_choices
-from agent.subagents.results import format_result
+from agent.subagents.results import ended_early, format_result
 from agent.subagents.runner import run_subagent, subagent_spec
 from agent.subagents.servers import agent_servers
 from agent.subagents.worktrees import close_worktree, open_worktree, wants_worktree
@@ -117,8 +117,8 @@ def agent_tool(agents: dict[str, AgentDefinition], entries: dict[str, Entry], li
             return session.background.launch(task, lambda: delegate()[0])
         try:
             result, resumable = delegate()
-        except ProviderError as exc:  # a failure inside the subagent is its caller's error result
-            raise ToolError(f"the {kind} agent failed: {exc}") from None
+        except ProviderError as exc:  # stopped before it wrote anything: its caller's error result, and it goes on
+            raise ToolError(ended_early(f"the {kind} agent", exc)) from None
         return format_result(kind, agent_id, result, resumable, worktree.lines() if worktree and worktree.kept else ())
 
     properties = {
