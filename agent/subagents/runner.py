@@ -111,7 +111,8 @@ def run_subagent(spec: AgentSpec, prompt: str, session, kind: str, description: 
     """Run `spec` on a new conversation whose only message is `prompt` (no parent history), or
     continue its own earlier conversation `history` with `prompt` (or with the user turn `opening`
     in its place: a fork's, agent.subagents.forks), and record its turns and usage
-    for the run's accounting."""
+    for the run's accounting. A provider error that cuts it off after it wrote text ends it
+    with that text (subtype error_during_execution, the error in `error`); before any, it is raised."""
     if spec.depth > session.max_depth:
         raise ToolError(f"cannot start {spec.name}: subagents may nest at most {session.max_depth} levels deep")
     record: dict[str, Any] = {"type": kind, "description": description, "depth": spec.depth, "model": spec.model}
