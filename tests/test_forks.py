@@ -15,7 +15,7 @@ from agent import cli as agent_cli
 from conftest import KEYS, REPO
 from pty_session import start  # noqa: F401 (the interactive tests' fixture)
 from agent.record.cassette_file import read as read_cassette
-from scripted_model import call, text
+from scripted_model import call, fail, text
 from test_worktrees import make_repo, worktrees
 
 DIRECTIVE = "Directive: "  # what only a fork's opening turn holds
@@ -138,12 +138,12 @@ def test_a_foreground_fork_keeps_the_parents_model_and_cannot_fork_again(agent):
     agent.script(*fork_then(
         [call("Agent", description="Look", prompt="Look around.", subagent_type="fork", run_in_background=False,
               model="opus"),
-         lambda request: text("Report: " + request.tool_results()[0].split("\n")[0])],
+         lambda request: text("Report: " + request.tool_results()[0])],
         [call("Agent", description="Again", prompt="Fork more.", subagent_type="fork"),
          lambda request: text("refused with: " + request.tool_results()[0])]))
     run = agent.run("Fork and wait.")
     assert run.exit_code == 0, run.stderr
-    assert run.stdout.startswith("Report: refused with: ")  # the chat wire marks an error result "Error: "
+    assert run.stdout.startswith("Report: ") and "refused with: " in run.stdout
     assert "A fork cannot start another fork." in run.stdout
     forks = [json.loads(body) for who, body in labelled(run) if who == "fork"]
     assert len(forks) == 2 and {p["model"] for p in forks} == {run.payloads[0]["model"]}
@@ -151,16 +151,27 @@ def test_a_foreground_fork_keeps_the_parents_model_and_cannot_fork_again(agent):
     assert "agentId" not in json.dumps(run.payloads[-1]["messages"][-1])  # a fork is not continued
 
 
+def test_a_fork_the_provider_stops_before_it_writes_is_the_calls_error(agent):
+    agent.script(*fork_then(
+        [call("Agent", description="Look", prompt="Look around.", subagent_type="fork", run_in_background=False),
+         lambda request: text("Got: " + request.tool_results()[0])],
+        [fail(400, "the fork's request was not acceptable")]))
+    run = agent.run("Fork and wait.")
+    assert run.exit_code == 0, run.stderr
+    assert "the fork failed: it ended early, before writing any text, because of an API error" in run.stdout
+    assert "the fork's request was not acceptable" in run.stdout
+
+
 def test_a_fork_may_start_a_fresh_agent(agent):
     agent.script(*fork_then(
         [call("Agent", description="Look", prompt="Look around.", subagent_type="fork", run_in_background=False),
-         lambda request: text("Report: " + request.tool_results()[0].split("\n")[0])],
+         lambda request: text("Report: " + request.tool_results()[0])],
         [call("Agent", description="Helper", prompt="TASK: help the fork.", subagent_type="general-purpose"),
-         lambda request: text("helper said " + request.tool_results()[0].split("\n")[0])]))
+         lambda request: text("helper said " + request.tool_results()[0])]))
     agent.route("TASK: help the fork.", text("HELPED"))
     run = agent.run("Fork and wait.")
     assert run.exit_code == 0, run.stderr
-    assert run.stdout.strip() == "Report: helper said HELPED"
+    assert run.stdout.startswith("Report: ") and "helper said " in run.stdout and "HELPED" in run.stdout
     assert [who for who, _ in labelled(run)].count("general-purpose") == 1
 
 
@@ -178,7 +189,7 @@ def test_an_isolated_fork_works_in_a_worktree_of_its_own(agent):
     assert len(made) == 1 and (made[0] / "new.txt").read_text() == "made\n"  # kept: it changed
     assert not (agent.workspace / "new.txt").exists()
     report, _, kept = run.stdout.partition("worktreePath: ")
-    assert report.startswith("Report: wrote it in ") and str(made[0]) in report  # its Bash ran there
+    assert "wrote it in " in report and str(made[0]) in report  # its Bash ran there
     assert kept.startswith(f"{made[0]}\nworktreeBranch: worktree-agent-")
     sent = labelled(run)
     first = next(body for who, body in sent if who == "fork")

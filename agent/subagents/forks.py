@@ -19,7 +19,7 @@ from agent.conversation import text_block, tool_result
 from agent.errors import ProviderError
 from agent.loop import AgentSpec, Result
 from agent.subagents.background import Task
-from agent.subagents.results import format_result
+from agent.subagents.results import ended_early, format_result
 from agent.subagents.runner import run_subagent
 from agent.subagents.worktree_guard import guarded
 from agent.subagents.worktrees import WORKTREE_FACTS, Worktree, close_worktree, open_worktree, wants_worktree
@@ -179,6 +179,6 @@ def start_fork(context, inherited: Inherited, arguments: dict[str, Any], agent_i
         return LAUNCHED.format(id=agent_id)
     try:
         result = work()
-    except ProviderError as exc:  # a failure inside the fork is its caller's error result
-        raise ToolError(f"the fork failed: {exc}") from None
+    except ProviderError as exc:  # stopped before it wrote anything: its caller's error result, and it goes on
+        raise ToolError(ended_early("the fork", exc)) from None
     return format_result(FORK_TYPE, agent_id, result, False, worktree.lines() if worktree and worktree.kept else ())
