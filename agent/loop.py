@@ -36,6 +36,7 @@ class AgentSpec:
     observer: Any = None  # sees each message (.message) and, when it wants_text, the answer streaming (.text)
     parent_tool_use_id: str | None = None  # for a subagent: the Agent (or Skill) call that started it
     hooks: Any = None  # agent.hooks.config.HookSet: its frontmatter's and its active skills' hooks
+    context: tuple[str, ...] = ()  # what a new conversation's first message opens with (CLAUDE.md, git status)
     effort: str | None = SESSION_EFFORT  # the effort its requests ask (the run's; a subagent may have its own)
     workspace: Any = None  # agent.workspace.Workspace its tools work in (a worktree-isolated agent's); None: the session's
 

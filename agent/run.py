@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 
-from agent.conversation import user_message, with_blocks, with_context
+from agent.conversation import user_message, with_blocks
 from agent.errors import ProviderError, UsageError
 from agent.hooks import events as hooks
 from agent.loop import AgentSpec, Result, run_loop
@@ -18,6 +18,7 @@ from agent.skills.tool import activate_skill
 from agent.subagents.definitions import filter_tools
 from agent.subagents.fork import run_forked_skill
 from agent.subagents.fork_command import fork_command, forked_turn
+from agent.subagents.startup import main_context
 from agent.tools.base import ToolError
 from agent.tools.execute import by_name
 from agent.tools.structured_output import structured_output_tool
@@ -54,6 +55,7 @@ def main_agent(session: Session) -> AgentSpec:
         system=main_system_prompt(str(session.workspace.cwd), [s for s in sections if s],
                                   instructions, session.append_system_prompt),
         hooks=definition.hooks if definition is not None else None,  # its Stop is the session's Stop
+        context=main_context(session),
         tools=by_name(tools),
         model=session.model,
         max_turns=session.max_turns,
@@ -115,7 +117,7 @@ class MainConversation:
             return Result(submitted.blocked, "success", 0, messages=self.messages)
         new = _first_messages(self._opening(prompt), self.session, self.agent)
         if not self.messages:
-            new[0] = with_context(new[0], self.session.memory)
+            new[0] = with_blocks(new[0], list(self.agent.context))
         new[0] = with_blocks(new[0], [*started, *submitted.context])
         result = run_loop(self.agent, new, self.session, self.messages)
         self.messages, self.initial_prompt = result.messages, None

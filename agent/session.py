@@ -56,6 +56,7 @@ class Session:
     fork_mode: bool = True  # CLAUDE_CODE_FORK_SUBAGENT: the Agent tool offers the fork type (agent.subagents.forks)
     model_aliases: dict[str, str] = field(default_factory=dict)  # alias -> model id, for this provider
     memory: str | None = None  # the CLAUDE.md context block that opens every conversation
+    git_status: Any = None  # agent.processes.git_status.GitStatus taken at start (a replay's: recorded), or None
     system_prompt: str | None = None  # --system-prompt: replaces our instructions in the main prompt
     append_system_prompt: str | None = None  # --append-system-prompt: added at the end of it
     append_subagent_system_prompt: str | None = None  # --append-subagent-system-prompt: ends every subagent's

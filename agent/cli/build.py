@@ -110,6 +110,7 @@ def build_session(args: argparse.Namespace, environment: Environment, observer=N
     `trusted` is the user's own trust of the workspace (by default read from `args` and
     `environment`); a replay narrows it to the recording's. When the workspace is untrusted but its
     files would grant permissions, `confirm_trust()` (the interactive question) may trust it."""
+    from agent.cli.git_context import session_git_status
     from agent.cli.replay import check_model, replay_provider
     from agent.cli.request_flags import request_limits, request_shaping, tool_selection, unsupported_flags
     from agent.cli.resuming import sessions
@@ -127,6 +128,7 @@ def build_session(args: argparse.Namespace, environment: Environment, observer=N
     from agent.skills.cache import FrontmatterCache, cache_path
     from agent.skills.discovery import discover_skills, without_project_grants
     from agent.subagents.agent_memory import memory_enabled, without_memory_grants
+    from agent.subagents.definitions import BUILTIN_AGENTS, without_disabled_builtins
     from agent.subagents.discovery import agents_without_project_grants, discover_agents
     from agent.subagents.servers import live_starter, project_inline_servers, withheld_servers
     from agent.workspace import Workspace
@@ -167,7 +169,9 @@ def build_session(args: argparse.Namespace, environment: Environment, observer=N
     trusted = own_trust(args, environment, cwd, home) if trusted is None else trusted
     if recorded:
         trusted = replay_trust(recorded.setup, trusted, getattr(args, "cassette_grants", False))
-    agents = discover_agents(cwd, home, args.agents, cache, sources)
+    builtins = without_disabled_builtins(BUILTIN_AGENTS, environment["CLAUDE_CODE_DISABLE_EXPLORE_PLAN_AGENTS"],
+                                         environment["CLAUDE_AGENT_SDK_DISABLE_BUILTIN_AGENTS"])
+    agents = discover_agents(cwd, home, args.agents, cache, sources, builtins=builtins)
     if not trusted and confirm_trust is not None and (
             project_grants(cwd, policy_sources) or any(s.source == "project" and s.allowed_tools for s in found)
             or project_hooks(cwd, home, policy_sources, found, agents.values()) or has_project_servers(cwd, policy_sources)
@@ -214,6 +218,7 @@ def build_session(args: argparse.Namespace, environment: Environment, observer=N
         agent_memory=not environment["CLAUDE_CODE_DISABLE_AUTO_MEMORY"] and memory_enabled(cwd, home, sources, args.settings),
         model_aliases=aliases,
         memory=memory_block(memory),
+        git_status=session_git_status(recorded, environment, cwd, home, sources, args.settings),
         system_prompt=_text_or_file(args, "system_prompt"),
         append_system_prompt=_text_or_file(args, "append_system_prompt"),
         append_subagent_system_prompt=_text_or_file(args, "append_subagent_system_prompt"),

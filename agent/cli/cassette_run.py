@@ -104,6 +104,7 @@ def recording(args: argparse.Namespace, session, environment: Environment, turns
                          update=getattr(args, "update_cassette", None), explain=drift_cause,
                          folders=cassette_folders(session.workspace.cwd))
     from agent.cli.options import build_parser
+    from agent.cli.git_context import keep_in_setup
     from agent.cli.replay import recorded_setup
     from agent.cli.trust import SETUP_KEY as TRUST_SETUP_KEY
     from agent.record.cassette import Recording, record_to
@@ -114,6 +115,7 @@ def recording(args: argparse.Namespace, session, environment: Environment, turns
     if getattr(args, "workspace_trusted", False):
         setup[TRUST_SETUP_KEY] = True
     mcp_in_cassette(session, setup, replaying=False)
+    keep_in_setup(session, setup)  # the git status snapshot, for its replays (agent.cli.git_context)
     return record_to(args.record, client.http, folders, Recording(setup, client.current_agent, session.tool_runs))
 
 

@@ -107,6 +107,12 @@ VARIABLES = [
              _positive_int, 3),
     Variable("CLAUDE_CODE_MAX_CONCURRENT_SUBAGENTS", "a whole number > 0", "subagents running at once (default 20)",
              _positive_int, 20),
+    Variable("CLAUDE_CODE_DISABLE_EXPLORE_PLAN_AGENTS", "1 or 0", "1 removes the built-in Explore and Plan agents",
+             _switch, False),
+    Variable("CLAUDE_AGENT_SDK_DISABLE_BUILTIN_AGENTS", "1 or 0", "1 removes every built-in agent (Explore, Plan, "
+             "general-purpose): only custom agents remain", _switch, False),
+    Variable("CLAUDE_CODE_DISABLE_GIT_INSTRUCTIONS", "1 or 0", "1 leaves the git status snapshot out of every "
+             "conversation, 0 keeps it (either wins over includeGitInstructions in the settings)", _switch),
     Variable("CLAUDE_CODE_FORK_SUBAGENT", "1 or 0", "0 turns fork mode off: the Agent tool offers no fork type "
              "(default 1)", _switch, True),
     Variable("CLAUDE_CODE_MAX_OUTPUT_TOKENS", "a whole number > 0",

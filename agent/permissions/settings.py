@@ -130,6 +130,20 @@ def settings_documents(cwd: Path, home: Path, sources: Collection[str] = ("user"
     return documents
 
 
+def settings_switch(key: str, cwd: Path, home: Path, sources: Collection[str] = ("user", "project", "local"),
+                    extra_settings: str | None = None) -> bool | None:
+    """The true/false setting `key` as the most specific settings file that sets it says
+    (--settings last), or None when none does; a value that is not true or false is one warning."""
+    found = None
+    for where, data, _ in settings_documents(cwd, home, sources, extra_settings):
+        value = data.get(key)
+        if isinstance(value, bool):
+            found = value
+        elif value is not None:
+            log.warning(f"ignoring {key} in {where}: it must be true or false")
+    return found
+
+
 def _flag_settings(value: str, cwd: Path) -> tuple[str, dict[str, Any]]:
     """The source name and permissions of a --settings value: JSON text, or a JSON file's path."""
     text, where = json_option("--settings", value, cwd)

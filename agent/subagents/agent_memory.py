@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from agent.permissions.settings import settings_documents
+from agent.permissions.settings import settings_switch
 from agent.permissions.trust import how_to_trust
 from agent.workspace import FileTooLarge, read_bounded
 
@@ -198,11 +198,4 @@ def agent_memory(definition, session) -> AgentMemory | None:
 def memory_enabled(cwd: Path, home: Path, sources, extra_settings: str | None) -> bool:
     """Whether the settings leave agents' memory on: `autoMemoryEnabled` of the most specific
     settings file that sets it (--settings last); a value that is not true or false is one warning."""
-    enabled = True
-    for where, data, _ in settings_documents(cwd, home, sources, extra_settings):
-        value = data.get("autoMemoryEnabled")
-        if isinstance(value, bool):
-            enabled = value
-        elif value is not None:
-            log.warning(f"ignoring autoMemoryEnabled in {where}: it must be true or false")
-    return enabled
+    return settings_switch("autoMemoryEnabled", cwd, home, sources, extra_settings) is not False

@@ -43,6 +43,9 @@ class AgentDefinition:
     permission_mode: str | None = None  # permissionMode; combined with its parent's (agent.permissions.modes)
     initial_prompt: str | None = None  # initialPrompt: the first turn of a session run as this agent (--agent)
     background: bool = False  # background: true: the main conversation's Agent calls always run it in the background
+    # omitClaudeMd: its first message has no CLAUDE.md block (ignored when a session runs as it)
+    omit_claude_md: bool = False
+    omit_git_status: bool = False  # no git status snapshot either: only the built-in Explore and Plan
     effort: str | None = None  # effort: the level its requests ask (agent.subagents.models)
     memory: str | None = None  # memory: user, project or local (agent.subagents.agent_memory)
     memory_grants: bool = True  # its memory folder may be written without asking (not for an untrusted project's)
@@ -95,6 +98,8 @@ BUILTIN_AGENTS: dict[str, AgentDefinition] = {
             "plainly what you could not find.\n\n" + _REPORT_BACK
         ),
         tools=("Read", "Glob", "Grep", "Bash"),
+        omit_claude_md=True,  # research stays fast and cheap: no CLAUDE.md, no git status
+        omit_git_status=True,
     ),
     "general-purpose": AgentDefinition(
         name="general-purpose",
@@ -130,8 +135,23 @@ BUILTIN_AGENTS: dict[str, AgentDefinition] = {
             "that matter most for carrying out the plan.\n\n" + _REPORT_BACK
         ),
         disallowed_tools=("Agent", "Edit", "Write"),  # read-only: every tool but delegating and editing
+        omit_claude_md=True,  # as Explore
+        omit_git_status=True,
     ),
 }
+
+# What CLAUDE_CODE_DISABLE_EXPLORE_PLAN_AGENTS and CLAUDE_AGENT_SDK_DISABLE_BUILTIN_AGENTS switch off
+READ_ONLY_BUILTINS = ("Explore", "Plan")
+HEADLESS_BUILTINS = ("Explore", "Plan", "general-purpose")  # not the fork type: Claude Code keeps it
+
+
+def without_disabled_builtins(agents: dict[str, AgentDefinition], read_only_off: bool = False,
+                              all_off: bool = False) -> dict[str, AgentDefinition]:
+    """`agents` less the built-in definitions switched off: Explore and Plan (`read_only_off`), or
+    every built-in (`all_off`). A user's or project's agent of the same name stays."""
+    off = HEADLESS_BUILTINS if all_off else READ_ONLY_BUILTINS if read_only_off else ()
+    return {name: definition for name, definition in agents.items()
+            if not (definition.source == "builtin" and name in off)}
 
 
 def filter_tools(available: list[str], definition: AgentDefinition, own: Collection[str] = ()) -> list[str]:

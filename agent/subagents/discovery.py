@@ -35,18 +35,19 @@ log = logging.getLogger("agent")
 MAX_NAME_LENGTH = 256
 _FILE_FIELDS = frozenset({"name", "description", "tools", "disallowedTools", "model", "maxTurns", "skills", "hooks",
                           "mcpServers", "initialPrompt", "permissionMode", "background", "isolation", "effort",
-                          "memory"})
+                          "memory", "omitClaudeMd"})
 _CLI_FIELDS = _FILE_FIELDS - {"name"} | {"prompt"}
 # Claude Code's own agent fields that this agent does not implement (read, reported under --verbose)
 _UNSUPPORTED_FIELDS = frozenset({
     "autoCompactWindow",
-    "omitClaudeMd",
 })
 
 
 def discover_agents(cwd: Path, home: Path, cli_agents: str | None = None, cache: FrontmatterCache | None = None,
-                    sources: Collection[str] = ("user", "project", "local")) -> dict[str, AgentDefinition]:
-    """Every subagent definition of this run, sorted by name: the built-ins, then user agents
+                    sources: Collection[str] = ("user", "project", "local"),
+                    builtins: dict[str, AgentDefinition] = BUILTIN_AGENTS) -> dict[str, AgentDefinition]:
+    """Every subagent definition of this run, sorted by name: the `builtins` (those the session
+    has: definitions.without_disabled_builtins), then user agents
     (`<home>/.claude/agents/**/*.md`), then project agents (`.claude/agents/**/*.md` in cwd and each
     parent up to the repository root, the nearest winning), then `cli_agents` (the --agents value),
     each overriding the ones before on a name clash. Of the setting `sources` (--setting-sources),
@@ -68,7 +69,7 @@ def discover_agents(cwd: Path, home: Path, cli_agents: str | None = None, cache:
     # A home inside the repository would otherwise load the same files twice, once as "user".
     same = _resolved(user_root) in {_resolved(root) for root in project_roots} - {None}
     user = {} if same or "user" not in sources else _agents_in(user_root, "user", cache)
-    found = dict(BUILTIN_AGENTS)
+    found = dict(builtins)
     for layer in (user, project, from_cli):
         for name, definition in layer.items():
             if name in found:
@@ -198,6 +199,7 @@ def _definition(name: str, description: str, prompt: str | None, fields: dict[st
         permission_mode=_permission_mode(fields.get("permissionMode"), label),
         initial_prompt=field_text(fields.get("initialPrompt")) or None,
         background=parse_bool(fields.get("background")) is True,
+        omit_claude_md=parse_bool(fields.get("omitClaudeMd")) is True,
         effort=effort_field(fields.get("effort"), label),
         memory=memory_field(fields.get("memory"), label),
         isolation=isolation_field(fields.get("isolation"), label),

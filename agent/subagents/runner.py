@@ -26,6 +26,7 @@ from agent.skills.render import render
 from agent.subagents.agent_memory import agent_memory, memory_tools
 from agent.subagents.definitions import AgentDefinition, filter_tools, tool_name
 from agent.subagents.models import subagent_effort, subagent_model
+from agent.subagents.startup import subagent_context
 from agent.subagents.worktree_guard import guarded
 from agent.subagents.worktrees import WORKTREE_FACTS
 from agent.subagents.results import recovered
@@ -101,6 +102,7 @@ def subagent_spec(
         observer=parent.observer,
         parent_tool_use_id=parent_tool_use_id,
         hooks=definition.hooks.for_subagent() if definition.hooks else None,  # active only while it runs
+        context=subagent_context(session, definition),
         workspace=workspace,
     )
 
@@ -123,7 +125,7 @@ def run_subagent(spec: AgentSpec, prompt: str, session, kind: str, description: 
     log.info("subagent %s (depth %d, %s) starts", spec.name, spec.depth, spec.model)
     try:
         started = hooks.subagent_start(session, spec)  # what its SubagentStart hooks add comes first
-        first = opening or user_message(prompt, None if history else session.memory)  # a continued one has its memory
+        first = opening or with_blocks(user_message(prompt), [] if history else list(spec.context))  # a continued one has it
         result = run_loop(spec, [with_blocks(first, list(started))], session, list(history))
     except ProviderError as exc:
         record.update(subtype="error_during_execution", error=str(exc))

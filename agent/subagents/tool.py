@@ -53,6 +53,11 @@ def agent_entry(definition: AgentDefinition, offered: list[str], own: Collection
     return Entry(definition.name, f"{one_line(definition.description)} (Tools: {listed}{started})")
 
 
+def _available(agents: dict[str, AgentDefinition], searchable: bool) -> str:
+    """How a refused call is told the types it may use."""
+    return "call Agent with `search` to look types up" if searchable else f"Available agents: {', '.join(agents)}"
+
+
 def agent_tool(agents: dict[str, AgentDefinition], entries: dict[str, Entry], lines: dict[str, str],
                searchable: bool = False, forks: bool = False, offers_model: bool = True) -> Tool:
     """The Agent tool over the subagent `agents`, listed by their catalog `lines` (and, with
@@ -71,12 +76,14 @@ def agent_tool(agents: dict[str, AgentDefinition], entries: dict[str, Entry], li
             raise ToolError(f"missing required argument(s): {', '.join(missing)}")
         check_call_choices(arguments, offers_model)  # aliases only, as in Claude Code
         session = context.session
+        if not str(arguments.get("subagent_type") or "").strip() and DEFAULT_TYPE not in agents:
+            raise ToolError("subagent_type is required: the general-purpose agent is not available in this "
+                            f"session. {_available(agents, searchable)}")  # Claude Code's words
         kind = (arguments.get("subagent_type") or DEFAULT_TYPE).strip()
         fork = forks and kind == FORK_TYPE  # the fork type wins over an agent of that name
         definition = None if fork else agents.get(kind)
         if definition is None and not fork:
-            valid = "call Agent with `search` to look types up" if searchable else f"Available agents: {', '.join(agents)}"
-            raise ToolError(f"Agent type {kind!r} not found. {valid}")  # Claude Code's words
+            raise ToolError(f"Agent type {kind!r} not found. {_available(agents, searchable)}")  # Claude Code's words
         inherited = forked_conversation(context, arguments) if fork else None  # a fork's fork is refused
         with session.lock:  # before the spec: preloading a skill may run its commands
             if session.running_subagents >= session.max_concurrent:

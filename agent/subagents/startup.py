@@ -1,0 +1,54 @@
+"""What a new conversation's first message opens with before its task, as Claude Code 2.1.332 sends
+it: the CLAUDE.md block, then the git status snapshot (`# gitStatus`, the session's, taken once when
+it started: agent.processes.git_status).
+
+The main conversation gets both; when the session runs as a custom agent with a prompt of its own
+(--agent), it starts without the snapshot, and the agent's omitClaudeMd is ignored. A subagent gets
+both too, except the built-in Explore and Plan (neither: research stays fast and cheap) and an
+agent whose definition says omitClaudeMd (no CLAUDE.md). Which agents get the snapshot cannot be
+chosen otherwise.
+"""
+
+from __future__ import annotations
+
+from agent.subagents.definitions import AgentDefinition
+
+CONTEXT_INTRO = "As you answer the user's questions, you can use the following context:"
+CONTEXT_NOTE = ("This context was attached automatically; it isn't part of the user's message. It describes the "
+                "user's own workspace, so they don't need it reported back.")
+
+
+def main_context(session) -> tuple[str, ...]:
+    """The context blocks the main conversation's first message opens with."""
+    definition = session.session_agent
+    own_prompt = definition is not None and definition.source != "builtin" and _has_prompt(definition)
+    return _present(session.memory, None if own_prompt else git_block(session.git_status))
+
+
+def subagent_context(session, definition: AgentDefinition) -> tuple[str, ...]:
+    """The context blocks a subagent running `definition` opens its first message with."""
+    return _present(None if definition.omit_claude_md else session.memory,
+                    None if definition.omit_git_status else git_block(session.git_status))
+
+
+def git_block(snapshot) -> str | None:
+    """The `# gitStatus` block of `snapshot` (an agent.processes.git_status.GitStatus), or None
+    without one. A commit subject or file name cannot close the block and pose as the harness:
+    its closing tag is neutralised."""
+    if snapshot is None:
+        return None
+    text = snapshot.text().replace("</system-reminder", "<\\/system-reminder")
+    return f"<system-reminder>\n{CONTEXT_INTRO}\n# gitStatus\n{text}\n\n{CONTEXT_NOTE}\n</system-reminder>"
+
+
+def _present(*blocks: str | None) -> tuple[str, ...]:
+    return tuple(block for block in blocks if block)
+
+
+def _has_prompt(definition: AgentDefinition) -> bool:
+    """Whether the agent has a system prompt of its own (an unreadable file counts as none: the
+    session stops on it when it builds the main prompt)."""
+    try:
+        return bool(definition.prompt)
+    except OSError:
+        return False
