@@ -12,7 +12,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from conftest import REPO
-from scripted_model import call, text
+from scripted_model import call, text, unframed
 
 
 def program(*args: str, cwd: Path, home: Path) -> subprocess.CompletedProcess:
@@ -60,7 +60,7 @@ def test_show_prints_the_session_for_a_person_and_as_json(agent, tmp_path):
     first_call = session["requests"][0]["tool_calls"][0]
     assert (first_call["name"], first_call["input"], first_call["result"], first_call["is_error"]) == (
         "Read", {"file_path": "notes.txt"}, NOTES, False)
-    assert session["requests"][1]["tool_calls"][0]["result"].startswith("notes.txt has 8 lines.")  # the report
+    assert unframed(session["requests"][1]["tool_calls"][0]["result"]).startswith("notes.txt has 8 lines.")  # the report
     assert session["answer"] == "notes.txt has 8 lines, each with twelve words."
     assert session["usage"]["requests"] == 5 and session["usage"]["input_tokens"] > 0
 

@@ -138,7 +138,7 @@ def test_a_foreground_fork_keeps_the_parents_model_and_cannot_fork_again(agent):
     agent.script(*fork_then(
         [call("Agent", description="Look", prompt="Look around.", subagent_type="fork", run_in_background=False,
               model="opus"),
-         lambda request: text("Report: " + request.tool_results()[0])],
+         lambda request: text("Report: " + request.reports()[0])],
         [call("Agent", description="Again", prompt="Fork more.", subagent_type="fork"),
          lambda request: text("refused with: " + request.tool_results()[0])]))
     run = agent.run("Fork and wait.")
@@ -165,9 +165,9 @@ def test_a_fork_the_provider_stops_before_it_writes_is_the_calls_error(agent):
 def test_a_fork_may_start_a_fresh_agent(agent):
     agent.script(*fork_then(
         [call("Agent", description="Look", prompt="Look around.", subagent_type="fork", run_in_background=False),
-         lambda request: text("Report: " + request.tool_results()[0])],
+         lambda request: text("Report: " + request.reports()[0])],
         [call("Agent", description="Helper", prompt="TASK: help the fork.", subagent_type="general-purpose"),
-         lambda request: text("helper said " + request.tool_results()[0])]))
+         lambda request: text("helper said " + request.reports()[0])]))
     agent.route("TASK: help the fork.", text("HELPED"))
     run = agent.run("Fork and wait.")
     assert run.exit_code == 0, run.stderr
@@ -180,7 +180,7 @@ def test_an_isolated_fork_works_in_a_worktree_of_its_own(agent):
     agent.script(*fork_then(
         [call("Agent", description="Try it", prompt="Write new.txt.", subagent_type="fork", isolation="worktree",
               run_in_background=False),
-         lambda request: text("Report: " + request.tool_results()[0])],
+         lambda request: text("Report: " + request.reports()[0])],
         [call("Bash", command="pwd && echo made > new.txt"),
          lambda request: text("wrote it in " + request.tool_results()[0].strip())]))
     run = agent.run("Fork into a worktree.")
