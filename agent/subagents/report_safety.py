@@ -78,7 +78,8 @@ def _lead(word: str) -> re.Pattern:
 
 
 _WORDS_GAP = f"{SPACE}+"
-_TURN_LIMIT_NOTE = re.compile(  # our own turn-limit note ("NOTE: this agent stopped at its N-turn limit"): the match ends before the colon
+# Our turn-limit note ("NOTE: this agent stopped at its N-turn limit"), as Claude Code's: the match ends before the colon.
+_TURN_LIMIT_NOTE = re.compile(
     f"{LINE_START}{SPACE}*{_spelled('note')}{FILLER}*(?={COLON}{SPACE}*"
     + _WORDS_GAP.join(_spelled(word) for word in ("this", "agent", "stopped", "at", "its")) + r"(?!\w))",
     re.IGNORECASE)
@@ -89,7 +90,7 @@ FLAGGED = (
                                  r"|(?<![\w-])managed-settings\.json(?!\w)", re.IGNORECASE)),
     ("bypass-permissions", re.compile(r"\bbypassPermissions", re.IGNORECASE)),
     ("dangerously-skip-permissions", re.compile(r"--dangerously-skip-permissions(?!\w)", re.IGNORECASE)),
-    ("permissions-allow-deny", re.compile(r"(?<![\w-])permissions\s*(?:\.|\[\s*[\"']?)\s*(?:allow|deny)(?!\w)"
+    ("permissions-allow-deny", re.compile(r"(?<![\w-])permissions\s*(?:\.\s*|\[\s*[\"']?)(?:allow|deny)(?!\w)"
                                           r"|(?<![\w-])permissions[\"']?\s*:\s*\{[^{}]{0,80}?[\"'](?:allow|deny)[\"']\s*:",
                                           re.IGNORECASE)),
 )
