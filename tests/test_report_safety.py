@@ -162,3 +162,24 @@ def test_a_subagent_cut_off_before_writing_anything_ended_early_and_the_run_goes
 
     replayed = agent.replay()
     assert (replayed.exit_code, replayed.stdout) == (0, run.stdout)
+
+
+def test_a_cut_off_agent_can_be_continued_from_where_it_stopped(agent, monkeypatch):
+    monkeypatch.setenv("AGENT_MAX_RETRIES", "0")
+    agent.write("a.py", "x = 1\n")
+    agent.agent_file("reviewer.md", "reviewer", "Reviews code.", "You are a meticulous code reviewer.", "tools: Read")
+    agent.script(
+        delegate("Review a.py.", subagent_type="reviewer"),
+        call("Read", "FINDINGS-SO-FAR: x is set once.", file_path="a.py"),
+        fail(500, "the model server fell over"),
+        lambda request: call("SendMessage", to=AGENT_ID.search(request.tool_results()[-1]).group(1),
+                             message="Go on with the review.", summary="go on"),
+        text("REVIEW-DONE: x is never used."),
+        relay,
+    )
+    run = agent.run("Review a.py with the reviewer, and have it go on if it stops.")
+    assert run.exit_code == 0, run.stderr
+    continued = [p for p in run.payloads if "Go on with the review." in json.dumps(p["messages"])][0]
+    said = json.dumps(continued["messages"])
+    assert "FINDINGS-SO-FAR: x is set once." in said and "x = 1" in said  # its earlier turns, the Read result too
+    assert handed_back(run).split("\n")[1] == "  REVIEW-DONE: x is never used."
