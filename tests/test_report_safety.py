@@ -183,3 +183,20 @@ def test_a_cut_off_agent_can_be_continued_from_where_it_stopped(agent, monkeypat
     said = json.dumps(continued["messages"])
     assert "FINDINGS-SO-FAR: x is set once." in said and "x = 1" in said  # its earlier turns, the Read result too
     assert handed_back(run).split("\n")[1] == "  REVIEW-DONE: x is never used."
+
+
+def test_a_background_agent_cut_off_after_writing_text_is_a_failure_that_keeps_it(agent, monkeypatch):
+    monkeypatch.setenv("AGENT_MAX_RETRIES", "0")
+    agent.write("a.py", "x = 1\n")
+    agent.script(delegate("Review a.py.", background=True), text("Waiting for the review."),
+                 lambda request: text("Notified:\n" + json.dumps(request.messages[-1])))
+    agent.route("Review a.py.", call("Read", "FINDINGS-SO-FAR: x is set once.", file_path="a.py"),
+                fail(500, "the model server fell over"))
+    run = agent.run("Review a.py with an agent in the background.")
+    assert run.exit_code == 0, run.stderr
+    notice = json.loads(run.stdout.removeprefix("Notified:\n"))
+    notice = notice["content"] if isinstance(notice["content"], str) else notice["content"][0]["text"]
+    assert "<status>failed</status>" in notice and "the model server fell over" in notice
+    result = notice[notice.index("<result>") + len("<result>"):notice.index("</result>")]
+    assert result.startswith("Agent cut off by an API error: ") and "PARTIAL output" in result
+    assert result.endswith("\n\nFINDINGS-SO-FAR: x is set once.")
