@@ -407,9 +407,11 @@ def test_parse_slash_needs_a_leading_known_skill(prompt):
     assert parse_slash(prompt, SKILLS) is None
 
 
-def test_forked_skill_ends_the_run():
+def test_a_forked_skill_is_never_expanded_together_with_another():
     skills = {"a": skill("a"), "f": skill("f", fork=True), "b": skill("b")}
-    assert parse_slash("/a /f /b 7", skills) == SlashInvocation((skills["a"], skills["f"]), "/b 7")
+    assert parse_slash("/f /a /b 7", skills) == SlashInvocation((skills["f"],), "/a /b 7")  # first: it ends the run
+    assert parse_slash("/a /f /b 7", skills) == SlashInvocation((skills["a"],), "/f /b 7")  # later: arguments start
+    assert parse_slash("/a /b /f 7", skills) == SlashInvocation((skills["a"], skills["b"]), "/f 7")
 
 
 def test_user_invocable_false_cannot_start_or_continue_a_run():

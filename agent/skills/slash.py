@@ -23,14 +23,16 @@ class SlashInvocation:
 def parse_slash(prompt: str, skills: dict[str, Skill]) -> SlashInvocation | None:
     """The skills named by the prompt's leading `/name` tokens, or None when the prompt does not
     start with a user-invocable skill. The first other token, and everything after it, is the
-    argument text. A forked skill ends the run, and at most six skills are expanded."""
+    argument text. At most six skills are expanded, and a forked skill is never expanded together
+    with another (the course's rule): first, it ends the run (`/apple /pear`: apple, with the
+    arguments `/pear`); after another, it is where the arguments start (`/pear /apple`: pear, with
+    the arguments `/apple`, as Claude Code reads any second command)."""
     text = prompt.lstrip()
     expanded: list[Skill] = []
     arguments_start = len(text)
     for token in _TOKEN.finditer(text):
         skill = _user_skill(token.group(), skills)
-        run_is_over = len(expanded) >= MAX_STACKED_SKILLS or (bool(expanded) and expanded[-1].fork)
-        if skill is None or run_is_over:
+        if skill is None or len(expanded) >= MAX_STACKED_SKILLS or (expanded and (expanded[-1].fork or skill.fork)):
             arguments_start = token.start()
             break
         expanded.append(skill)
