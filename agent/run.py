@@ -18,6 +18,7 @@ from agent.skills.tool import activate_skill
 from agent.subagents.definitions import filter_tools
 from agent.subagents.fork import run_forked_skill
 from agent.subagents.fork_command import fork_command, forked_turn
+from agent.subagents.mentions import mention_reminder, mentionable, mentioned_agents, routed
 from agent.subagents.startup import main_context
 from agent.tools.base import ToolError
 from agent.tools.execute import by_name
@@ -93,6 +94,7 @@ class MainConversation:
     def __init__(self, session: Session, history: list[dict] = (), source: str | None = None) -> None:
         self.session = session
         self.agent = main_agent(session)
+        self._agents = session.agents  # the definitions self.agent was built on
         self.messages: list[dict] = list(history)
         # what the SessionStart hooks add, put before the first prompt (None once it has been); the
         # `source` they see is startup or resume, unless the caller says (clear: after /clear)
@@ -104,7 +106,9 @@ class MainConversation:
 
     def turn(self, prompt: str) -> Result:
         """Answer `prompt`, expanding a leading run of `/skill` commands; `/fork` and `/subtask`
-        fork the conversation (see `_forked`)."""
+        fork the conversation (see `_forked`). Agent files changed since the last turn apply
+        now, and the agents the prompt @-mentions do its task (agent.subagents.mentions)."""
+        self._reread_agents()
         if (forking := fork_command(prompt)) is not None:
             return self._forked(*forking)
         refused = refused_user_invocation(prompt, self.session.skills)
@@ -118,10 +122,19 @@ class MainConversation:
         new = _first_messages(self._opening(prompt), self.session, self.agent)
         if not self.messages:
             new[0] = with_blocks(new[0], list(self.agent.context))
-        new[0] = with_blocks(new[0], [*started, *submitted.context])
-        result = run_loop(self.agent, new, self.session, self.messages)
+        mentioned = mentioned_agents(prompt, mentionable(self.session)) if "Agent" in self.agent.tools else []
+        new[0] = with_blocks(new[0], [*map(mention_reminder, mentioned), *started, *submitted.context])
+        result = run_loop(routed(self.agent, mentioned), new, self.session, self.messages)
         self.messages, self.initial_prompt = result.messages, None
         return result
+
+    def _reread_agents(self) -> None:
+        """Re-read the agent folders (when the session can: `session.reread_agents`); when the
+        definitions changed, this conversation's tools and catalog are built on the new ones."""
+        if self.session.reread_agents is not None:
+            self.session.reread_agents(self.session)
+        if self.session.agents is not self._agents:
+            self.agent, self._agents = main_agent(self.session), self.session.agents
 
     def _forked(self, command: str, directive: str) -> Result:
         """A `/fork <directive>` turn: a fork of the conversation does the directive, and the

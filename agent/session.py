@@ -86,11 +86,14 @@ class Session:
     unwritten: list[str] = field(default_factory=list)  # files of the run a full disk kept from being saved, and why
     cancelled: threading.Event = field(default_factory=threading.Event)  # set on Ctrl-C: every agent stops
     lock: threading.Lock = field(default_factory=threading.Lock)
+    # reread_agents(session): re-reads the agent folders before each turn, putting changed definitions
+    # in place (use_agents); set by the cli (agent.cli.agent_folders), None: read once
+    reread_agents: Any = None
 
     @cached_property
     def catalogs(self) -> Catalogs:
         """The skills the model may invoke and the agent types, fitted into `catalog_budget`
-        (computed once: every request of the run shows the same catalogs)."""
+        (computed once, and again only when the agents change between turns: `use_agents`)."""
         skills = [skill_entry(skill) for skill in self.skills.values()
                   if skill.model_invocable and self.offers("Skill")]
         offered = self._tool_names(depth=1)
@@ -98,6 +101,12 @@ class Session:
                   for name, definition in self.agents.items() if self.offers("Agent")}
         lines, shortened = fit(skills + list(agents.values()), self.catalog_budget) if skills or agents else ([], False)
         return Catalogs(lines[:len(skills)], agents, dict(zip(agents, lines[len(skills):])), shortened)
+
+    def use_agents(self, agents: dict[str, Any]) -> None:
+        """Put `agents` (name -> AgentDefinition, sorted by name) in place of the session's
+        definitions, between turns: the next requests' catalogs are fitted to them."""
+        self.agents = agents
+        self.__dict__.pop("catalogs", None)  # cached_property keeps its value there
 
     def tools_for(self, depth: int, exclude_skill: str | None = None,
                   agent_types: tuple[str, ...] | None = None) -> list[Tool]:

@@ -73,13 +73,13 @@ def test_a_cached_warning_and_a_cached_error_are_reported_again(project, home, t
         assert any(m.startswith(f"skipping {project / '.claude/skills/broken/SKILL.md'}: invalid YAML") for m in messages)
 
 
-@pytest.mark.parametrize("content", ["not json", "[]", '{"version": 2, "entries": {"x": 1}}', '{"version": 1, "entries": {}}'])
+@pytest.mark.parametrize("content", ["not json", "[]", '{"version": 3, "entries": {"x": 1}}', '{"version": 2, "entries": {}}'])
 def test_a_broken_cache_is_ignored(project, home, tmp_path, content):
     cache_file = tmp_path / "frontmatter.json"
     cache_file.write_text(content)
     [notes], _ = discover(project, home, cache_file)
     assert notes.description == "Takes notes."
-    assert json.loads(cache_file.read_text())["version"] == 2  # rewritten whole
+    assert json.loads(cache_file.read_text())["version"] == 3  # rewritten whole
 
 
 def test_an_unwritable_cache_folder_is_not_an_error(project, home, tmp_path):

@@ -20,6 +20,7 @@ import time
 from typing import IO, Sequence
 
 from agent.cli.build import run
+from agent.cli.debug_log import start_debug_log
 from agent.cli.environment import run_environment
 from agent.cli.options import parse
 from agent.cli.settings_env import environment_restored, with_settings_env
@@ -69,6 +70,7 @@ def _main(argv: list[str], stdin: IO | None) -> int:
         args = parse(argv)
         output_format = args.output_format
         configure_logging(logging.INFO if args.verbose else logging.WARNING)
+        args.debug_log = start_debug_log(args)  # named once the session has its id (build_session)
         args.home_writable = settle_home()  # before anything reads the home folder
         if "HOME" in os.environ:
             env["HOME"] = os.environ["HOME"]

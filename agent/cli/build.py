@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import IO, Any, Mapping, Sequence
 
 from agent.cli.cassette_run import hook_runs, recording, replay_approver, replay_setup, tool_runs
+from agent.cli.debug_log import name_debug_log
 from agent.cli.environment import Environment
 from agent.cli.mcp_setup import session_servers, stop_servers
 from agent.cli.trust import own_trust
@@ -110,6 +111,7 @@ def build_session(args: argparse.Namespace, environment: Environment, observer=N
     `trusted` is the user's own trust of the workspace (by default read from `args` and
     `environment`); a replay narrows it to the recording's. When the workspace is untrusted but its
     files would grant permissions, `confirm_trust()` (the interactive question) may trust it."""
+    from agent.cli.agent_folders import AgentFolders, usable_agents
     from agent.cli.git_context import session_git_status
     from agent.cli.replay import check_model, replay_provider
     from agent.cli.request_flags import request_limits, request_shaping, tool_selection, unsupported_flags
@@ -127,10 +129,10 @@ def build_session(args: argparse.Namespace, environment: Environment, observer=N
     from agent.session import Session
     from agent.skills.cache import FrontmatterCache, cache_path
     from agent.skills.discovery import discover_skills, without_project_grants
-    from agent.subagents.agent_memory import memory_enabled, without_memory_grants
+    from agent.subagents.agent_memory import memory_enabled
     from agent.subagents.definitions import BUILTIN_AGENTS, without_disabled_builtins
-    from agent.subagents.discovery import agents_without_project_grants, discover_agents
-    from agent.subagents.servers import live_starter, project_inline_servers, withheld_servers
+    from agent.subagents.discovery import discover_agents
+    from agent.subagents.servers import live_starter, project_inline_servers
     from agent.workspace import Workspace
 
     check_writable("--trace", args.trace, append=True)
@@ -147,6 +149,7 @@ def build_session(args: argparse.Namespace, environment: Environment, observer=N
     withheld = hasattr(args, "own_setting_sources") and not getattr(args, "cassette_grants", args.replay_tools)
     policy_sources = setting_sources(getattr(args, "own_setting_sources", None)) if withheld else sources
     session_id, transcripts, history = sessions(args, home, cwd)
+    name_debug_log(args, home, session_id)  # --debug: ~/.claude/debug/<session id>.txt
     if transcripts is not None and args.session_mirror and hasattr(observer, "mirror"):
         transcripts.mirror = observer.mirror  # --session-mirror: each line also goes to the Agent SDK's SessionStore
     if transcripts is not None and not args.replay_tools:  # --replay-tools changes nothing on disk
@@ -171,7 +174,7 @@ def build_session(args: argparse.Namespace, environment: Environment, observer=N
         trusted = replay_trust(recorded.setup, trusted, getattr(args, "cassette_grants", False))
     builtins = without_disabled_builtins(BUILTIN_AGENTS, environment["CLAUDE_CODE_DISABLE_EXPLORE_PLAN_AGENTS"],
                                          environment["CLAUDE_AGENT_SDK_DISABLE_BUILTIN_AGENTS"])
-    agents = discover_agents(cwd, home, args.agents, cache, sources, builtins=builtins)
+    agents = discover_agents(cwd, home, args.agents, cache, sources, added, builtins=builtins)
     if not trusted and confirm_trust is not None and (
             project_grants(cwd, policy_sources) or any(s.source == "project" and s.allowed_tools for s in found)
             or project_hooks(cwd, home, policy_sources, found, agents.values()) or has_project_servers(cwd, policy_sources)
@@ -179,9 +182,7 @@ def build_session(args: argparse.Namespace, environment: Environment, observer=N
         trusted = confirm_trust()
     args.workspace_trusted = trusted  # a recording says so, for its replays
     skills = {skill.name: skill for skill in (found if trusted else without_project_grants(found, cwd, home))}
-    if not trusted:
-        agents = without_memory_grants(agents_without_project_grants(agents, cwd, home), cwd, home)
-    agents = withheld_servers(agents, cwd, home, trusted, args.strict_mcp_config)  # inline ones run commands too
+    agents = usable_agents(agents, cwd, home, trusted, args.strict_mcp_config)  # an untrusted project's narrowed
     as_agent = session_agent(args, agents, cwd, home, sources)  # --agent, a resumed session's, or the settings'
     cache.report()
     if not args.replay_tools and getattr(args, "home_writable", True):  # --replay-tools changes nothing on disk
@@ -238,6 +239,7 @@ def build_session(args: argparse.Namespace, environment: Environment, observer=N
                                                    output_tokens=environment["MAX_MCP_OUTPUT_TOKENS"])
     session.hooks = session_hooks(args, session, home, policy_sources, trusted, hook_runs(args, recorded, runs))
     record_agent(session.transcripts, as_agent)  # so --resume runs the session as this agent again
+    session.reread_agents = AgentFolders(args, cwd, home, cache, sources, added, trusted, builtins)  # before each turn
     return session, history
 
 

@@ -23,7 +23,7 @@ BUILTINS = {
     "cost": "tokens and cost so far",
     "model": "show or change the model: /model [name]",
     "skills": "the skills found, and where",
-    "agents": "the agent types found, and where",
+    "agents": "the agent types, and the folders to add or edit them in",
     "resume": "continue a recent session of this folder",
     "fork": "fork the conversation: /fork <directive>; the fork's report comes back here",
     "subtask": "the same as /fork: /subtask <task>",
@@ -225,7 +225,8 @@ def _builtin(name: str, rest: str, terminal: Terminal, session, conversation):
         for skill in session.skills.values():
             if skill.user_invocable:
                 terminal.say(f"/{skill.name:<8} {skill.description[:70]}", "dim")
-        terminal.say("@path in a message adds that file; Alt-Enter starts a new line.", "dim")
+        terminal.say("@path in a message adds that file, @agent-<name> hands its task to that agent; "
+                     "Alt-Enter starts a new line.", "dim")
     elif name == "clear":
         conversation = cleared(session)
         terminal.say("(new conversation)", "dim")
@@ -246,9 +247,12 @@ def _builtin(name: str, rest: str, terminal: Terminal, session, conversation):
         if not session.skills:
             terminal.say("no skills found (.claude/skills/<name>/SKILL.md)")
     elif name == "agents":
-        for definition in session.agents.values():
-            where = f", {definition.path}" if definition.path else ""
-            terminal.say(f"{definition.name} ({definition.source}{where})")
+        from agent.cli.agent_folders import agents_listing
+
+        if session.reread_agents is not None:  # a file written since the last message is listed too
+            session.reread_agents(session)
+        for line in agents_listing(session, session.reread_agents):
+            terminal.say(line)
     elif name == "resume":
         return resumed(terminal, session)
     return None

@@ -48,6 +48,10 @@ def build_parser() -> argparse.ArgumentParser:
     add("--include-hook-events", action="store_true",
         help="with stream-json: also every hook's start and answer (SessionStart's are always shown)")
     add("--verbose", action="store_true", help="narrate requests and tool calls on stderr")
+    add("-d", "--debug", nargs="?", const="", metavar="CATEGORIES",
+        help="write a debug log to ~/.claude/debug/<session>.txt (skipped agent files, unused keys, ...); "
+             "CATEGORIES keeps or leaves out parts: subagents,skills or '!mcp'")
+    add("--debug-file", metavar="PATH", help="write the debug log to PATH (implies --debug)")
     add("--provider", choices=["openrouter", "anthropic"], help="model provider (default: from the environment)")
     add("--model", help="model id or alias: haiku, sonnet, opus, best, opusplan, default (default: AGENT_MODEL, else the provider's default)")
     add("--max-turns", type=int, default=None, metavar="N", help="stop after N model replies (default 100)")

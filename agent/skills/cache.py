@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from agent.skills.frontmatter import FrontmatterError, read_frontmatter, split_frontmatter
+from agent.skills.frontmatter import FrontmatterError, read_frontmatter, split_frontmatter, strict_problem
 from agent.workspace import (
     DEFINITION_FILE_BYTES, FileTooLarge, load_json, open_regular, read_bounded, save_file,
     special_file,
@@ -26,7 +26,7 @@ from agent.workspace import (
 
 log = logging.getLogger("agent")
 
-CACHE_VERSION = 2  # bump when parsing changes what a file parses to
+CACHE_VERSION = 3  # bump when parsing changes what a file parses to
 MAX_ENTRIES = 5000
 MAX_CACHE_BYTES = 64 * 1024 * 1024  # a bigger file is not ours: read as an empty cache
 HEAD_BYTES = 8192  # read this much first: nearly every frontmatter ends within it
@@ -62,11 +62,12 @@ class FrontmatterCache:
                         f"{self.lenient[0]} (--verbose lists them all)")
         self.lenient = []
 
-    def read(self, path: Path | str) -> dict[str, Any]:
+    def read(self, path: Path | str, strict: bool = False) -> dict[str, Any]:
         """The frontmatter fields of the definition file at `path` (its warning, if any, logged
-        again); raises FrontmatterError when it cannot be used, FileNotFoundError when it is
-        missing, and OSError when it cannot be read, is not a regular file (a device or FIFO is
-        never opened) or is over DEFINITION_FILE_BYTES."""
+        again); raises FrontmatterError when it cannot be used (`strict`: also when its YAML is
+        valid only read leniently, an agent file's case), FileNotFoundError when it is missing,
+        and OSError when it cannot be read, is not a regular file (a device or FIFO is never
+        opened) or is over DEFINITION_FILE_BYTES."""
         stat = os.stat(path)
         if not S_ISREG(stat.st_mode):
             raise OSError(errno.EINVAL, f"it is {special_file(path) or 'a folder'}, not a regular file", str(path))
@@ -77,12 +78,16 @@ class FrontmatterCache:
         if not (entry and entry.get("size") == stat.st_size and entry.get("mtime_ns") == stat.st_mtime_ns):
             entry, fields = _parse(path, stat)
             if fields is not None:
+                if strict and entry["strict_error"]:
+                    raise FrontmatterError(entry["strict_error"])
                 self.lenient += [entry["warning"]] if entry["warning"] else []
                 return fields  # too large to cache: used as parsed, this once
             if self.path and time.time() - stat.st_mtime > RACY_SECONDS:
                 self.entries.pop(key, None)
                 self.entries[key] = entry  # the newest last, so pruning drops the oldest
                 self.changed = True
+        if strict and entry.get("strict_error"):
+            raise FrontmatterError(str(entry["strict_error"]))
         if entry.get("warning"):
             self.lenient.append(entry["warning"])
         if entry.get("error") is not None:
@@ -120,12 +125,16 @@ def read_head(path: Path) -> str:
 def _parse(path: Path, stat: os.stat_result) -> tuple[dict[str, Any], dict[str, Any] | None]:
     """A cache entry for the file, and the raw fields instead when they are too large to cache."""
     entry: dict[str, Any] = {"size": stat.st_size, "mtime_ns": stat.st_mtime_ns, "fields": None, "error": None,
-                             "warning": None}
+                             "warning": None, "strict_error": None}
+    head = read_head(path)
     try:
-        fields, _, entry["warning"] = read_frontmatter(read_head(path), str(path))
+        fields, _, entry["warning"] = read_frontmatter(head, str(path))
     except FrontmatterError as error:
         entry["error"] = str(error)
         return entry, None
+    if entry["warning"]:  # what a strict reader (agent files) refuses it for, and the remedy the lenient read found
+        problem = strict_problem(head) or "invalid YAML frontmatter"
+        entry["strict_error"] = f"{problem}; it would be valid with its one-line values in quotes"
     try:
         entry["fields"] = _plain(fields)
     except _TooLarge:

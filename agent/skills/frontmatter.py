@@ -113,15 +113,33 @@ def _problem(error: BaseException) -> str:
     return str(getattr(error, "problem", None) or first_line(error))
 
 
+NO_FRONTMATTER = "no frontmatter (the file must start with a --- line, closed by another ---)"
+
+
 def read_frontmatter(text: str, label: str = "") -> tuple[dict[str, Any], str, str | None]:
     """`(fields, rest, warning)` of a definition file's `text` (`label` names it in the warning,
     given when the YAML had to be read leniently); raises FrontmatterError when there is no
     frontmatter, it is not valid YAML even leniently read, or it is not a mapping."""
     parts = split_frontmatter(text)
     if parts is None:
-        raise FrontmatterError("no frontmatter (the file must start with a --- line, closed by another ---)")
+        raise FrontmatterError(NO_FRONTMATTER)
     fields, warning = load_mapping(parts[0], label, first_line_number=2)
     return fields, parts[1], warning
+
+
+def strict_problem(text: str) -> str | None:
+    """Why the frontmatter of a definition file's `text` is not valid YAML as written (naming line
+    and column), or None when it is (or there is none): for files that must not be read leniently."""
+    parts = split_frontmatter(text)
+    if parts is None:
+        return None
+    try:
+        load_yaml(parts[0], "the frontmatter")
+    except InputLimitError as error:
+        return str(error)
+    except Exception as error:  # PyYAML also raises ValueError and RecursionError on odd input
+        return f"invalid YAML frontmatter{_position(error, 2)} ({_problem(error)})"
+    return None
 
 
 def parse_frontmatter(text: str, label: str = "") -> tuple[dict[str, Any], str]:

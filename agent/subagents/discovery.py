@@ -2,7 +2,9 @@
 
 A definition file is Markdown with YAML frontmatter; the body is the agent's system prompt.
 Precedence on a name clash: `--agents` > project (the nearest folder from cwd up to the
-repository root) > user (`~/.claude/agents`) > built-in.
+repository root) > `--add-dir` folders' `.claude/agents` > user (`~/.claude/agents`) > built-in,
+as observed in Claude Code 2.1.332. What authors are told about skipped files and unused keys is
+`authoring`'s.
 """
 
 from __future__ import annotations
@@ -16,18 +18,19 @@ from typing import Any, Collection
 from agent.errors import UsageError
 from agent.hooks.config import read_hooks
 from agent.permissions.modes import MODES
-from agent.permissions.rules import MCP_PREFIX
 from agent.permissions.trust import how_to_trust
 from agent.skills.cache import FrontmatterCache
 from agent.skills.frontmatter import (
-    FrontmatterError, field_text, first_line, parse_bool, parse_frontmatter, report_ignored, scalar_text, tool_list,
-    word_list,
+    FrontmatterError, field_text, first_line, parse_bool, parse_frontmatter, report_ignored, scalar_text,
+    strict_problem, tool_list, word_list,
 )
-from agent.subagents.definitions import BUILTIN_AGENTS, AgentDefinition, tool_name
+from agent.subagents.authoring import (
+    QuietSkip, report_unrecognized, skip, warn_about_description_size, warn_about_unknown_tools,
+)
+from agent.subagents.definitions import BUILTIN_AGENTS, AgentDefinition
 from agent.subagents.fields import effort_field, memory_field, preloaded_skills
 from agent.subagents.servers import read_servers
 from agent.subagents.worktrees import isolation_field
-from agent.tools import builtin_tools
 from agent.workspace import json_option, load_json, project_folders
 
 log = logging.getLogger("agent")
@@ -45,19 +48,22 @@ _UNSUPPORTED_FIELDS = frozenset({
 
 def discover_agents(cwd: Path, home: Path, cli_agents: str | None = None, cache: FrontmatterCache | None = None,
                     sources: Collection[str] = ("user", "project", "local"),
+                    added: tuple[Path, ...] = (),
                     builtins: dict[str, AgentDefinition] = BUILTIN_AGENTS) -> dict[str, AgentDefinition]:
     """Every subagent definition of this run, sorted by name: the `builtins` (those the session
     has: definitions.without_disabled_builtins), then user agents
     (`<home>/.claude/agents/**/*.md`), then project agents (`.claude/agents/**/*.md` in cwd and each
-    parent up to the repository root, the nearest winning), then `cli_agents` (the --agents value),
-    each overriding the ones before on a name clash. Of the setting `sources` (--setting-sources),
-    `user` loads the user's and `project` the project's; --agents always applies. Only frontmatter
-    is read (through `cache` when given; the caller then reports its lenient reads). Unusable files
-    are skipped with one warning each; a bad --agents value raises UsageError."""
+    parent up to the repository root, the nearest winning, then in each `added` folder, --add-dir's,
+    in order), then `cli_agents` (the --agents value), each overriding the ones before on a name
+    clash. Of the setting `sources` (--setting-sources), `user` loads the user's and `project` the
+    project's and the added folders'; --agents always applies. Only frontmatter is read (through
+    `cache` when given), never leniently. Unusable files are skipped (see `authoring.skip`); a bad
+    --agents value raises UsageError. Custom descriptions past 15,000 tokens are one warning."""
     own_cache = cache is None
     cache = cache or FrontmatterCache(None)
     from_cli = parse_cli_agents(cli_agents, cwd) if cli_agents is not None else {}
-    project_roots = [folder / ".claude" / "agents" for folder in project_folders(Path(cwd))] if "project" in sources else []
+    folders = [*project_folders(Path(cwd)), *added] if "project" in sources else []
+    project_roots = [folder / ".claude" / "agents" for folder in folders]
     project: dict[str, AgentDefinition] = {}
     for root in project_roots:  # nearest first, so a farther definition never replaces one
         for name, definition in _agents_in(root, "project", cache).items():
@@ -75,52 +81,36 @@ def discover_agents(cwd: Path, home: Path, cli_agents: str | None = None, cache:
             if name in found:
                 log.info(f"agent {name!r}: the {_origin(definition)} overrides the {_origin(found[name])}")
             found[name] = definition
-    _warn_about_unknown_tools(found.values())
+    warn_about_unknown_tools(found.values())
+    warn_about_description_size(found.values())
     if own_cache:
         cache.report()
     return dict(sorted(found.items()))
 
 
-def _warn_about_unknown_tools(definitions) -> None:
-    """One warning for every definition naming tools this agent does not have (WebFetch...):
-    they are left out when the agent runs; --verbose says which agent names which. MCP tools
-    (`mcp__...`) are looked for among the servers' tools when the agent runs."""
-    known = {tool.name for tool in builtin_tools()} | {"Skill", "Agent"}
-    unknown: dict[str, list[str]] = {}
-    for definition in definitions:
-        for entry in (*(definition.tools or ()), *definition.disallowed_tools):
-            if tool_name(entry) not in known and not tool_name(entry).startswith(MCP_PREFIX):
-                unknown.setdefault(tool_name(entry), []).append(definition.name)
-    if not unknown:
-        return
-    agents = sorted({name for names in unknown.values() for name in names})
-    for name in agents:
-        tools = sorted(tool for tool, users in unknown.items() if name in users)
-        log.info(f"agent {name!r}: leaving out tools this agent does not have: {', '.join(tools)}")
-    shown = ", ".join(sorted(unknown)[:6]) + (", ..." if len(unknown) > 6 else "")
-    counted = f"{len(agents)} agent definitions name" if len(agents) > 1 else "1 agent definition names"
-    log.warning(f"{counted} tools this agent does not have ({shown}); they are left out (--verbose lists which "
-                "agent names which)")
-
-
 def read_agent(text: str, path: Path, source: str = "project") -> AgentDefinition:
     """The definition in the agent file at `path` holding `text`. Raises FrontmatterError (and
-    nothing else) when the file cannot be used: no frontmatter, invalid YAML, not a mapping, no or
-    a reserved name, no description, or a tools field that is neither text nor a list."""
+    nothing else) when the file cannot be used: no frontmatter, invalid YAML (read strictly), not
+    a mapping, no or a reserved name, no description, or a tools field that is neither text nor a
+    list."""
+    problem = strict_problem(text)
+    if problem:
+        raise FrontmatterError(problem)
     fields, rest = parse_frontmatter(text, str(path))
     return agent_from_fields(fields, path, source, rest.strip())
 
 
 def agent_from_fields(fields: dict[str, Any], path: Path, source: str = "project", prompt: str | None = None) -> AgentDefinition:
     """The definition in the agent file at `path` whose frontmatter parsed to `fields`; its body is
-    `prompt`, or read from the file when used (None). Raises FrontmatterError when unusable."""
+    `prompt`, or read from the file when used (None). Raises FrontmatterError when unusable (a
+    QuietSkip for the name and description problems Claude Code skips silently)."""
     name = field_text(fields.get("name")) if not isinstance(fields.get("name"), list) else ""
     problem = _name_problem(name)
     if problem:
-        raise FrontmatterError(problem)
+        raise QuietSkip(problem + (" (read as documentation)" if not name else ""))
     description = field_text(fields.get("description"))
     if not description:
-        raise FrontmatterError("no description")
+        raise QuietSkip("no description")
     return _definition(name, description, prompt, fields, _FILE_FIELDS, source, path)
 
 
@@ -182,6 +172,8 @@ def _definition(name: str, description: str, prompt: str | None, fields: dict[st
                 source: str, path: Path | None) -> AgentDefinition:
     label = f"agent {name!r}" + (f" ({path})" if path else " (--agents)")
     report_ignored(label, fields, handled, _UNSUPPORTED_FIELDS)
+    if path is not None:
+        report_unrecognized(path, fields, handled, _UNSUPPORTED_FIELDS)
     skills = preloaded_skills(word_list(fields.get("skills"), commas=True), label)
     return AgentDefinition(
         name=name,
@@ -260,14 +252,14 @@ def _agents_in(root: Path, source: str, cache: FrontmatterCache) -> dict[str, Ag
     agents: dict[str, AgentDefinition] = {}
     for path in paths:
         try:
-            definition = agent_from_fields(cache.read(path), path, source)
+            definition = agent_from_fields(cache.read(path, strict=True), path, source)
         except FileNotFoundError:  # vanished, or not a regular file
             continue
         except OSError as error:
             log.warning(f"skipping {path}: cannot read it ({error.strerror or error})")
             continue
         except FrontmatterError as error:
-            log.warning(f"skipping {path}: {error}")
+            skip(path, error)
             continue
         if definition.name in agents:
             log.info(f"agent {definition.name!r}: {agents[definition.name].path} shadows {path}")
