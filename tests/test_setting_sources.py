@@ -149,8 +149,8 @@ def test_a_replay_without_the_recorders_home_content_says_what_is_missing(agent,
     assert last_line().startswith("error: the recording offered skills deploy, review; this folder offers review: "
                                   "request 1 differs")
     shutil.copytree(agent.home / ".claude" / "skills", teammate / ".claude" / "skills")
-    assert last_line().startswith("error: the recording offered agent types Explore, general-purpose, helper; this "
-                                  "folder offers Explore, general-purpose: request 1 differs")
+    assert last_line().startswith("error: the recording offered agent types Explore, Plan, general-purpose, helper; this "
+                                  "folder offers Explore, Plan, general-purpose: request 1 differs")
     shutil.copytree(agent.home / ".claude" / "agents", teammate / ".claude" / "agents")
     assert last_line().startswith(f"error: CLAUDE.md differs from the recording's: this folder leaves out "
                                   f"{teammate}/.claude/CLAUDE.md: request 1 differs")

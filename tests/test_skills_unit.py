@@ -164,7 +164,7 @@ def test_list_fields_and_odd_values(tmp_path):
     assert parsed.description == "123"
     assert parsed.arguments == ("first", "second")
     assert parsed.allowed_tools == ("Read", "Bash(ls)")
-    assert (parsed.model, parsed.fork, parsed.agent) == (None, False, None)
+    assert (parsed.model, parsed.fork, parsed.agent) == ("inherit", False, None)  # kept: FORCE leaves a forked skill's inherit on the main model
 
 
 def test_body_is_read_on_demand_without_frontmatter_or_blank_lines(project, home):

@@ -63,14 +63,14 @@ def test_a_missing_skill_or_agent_tool_is_named(provider):
     assert workspace_cause(skills, without_tool(skills, "Skill")) == (
         "the recording offered the Skill tool; this folder has no skill the model may load")
     assert workspace_cause(skills, without_tool(skills, "Agent")) == (
-        "the recording offered the Agent tool (agent types Explore, general-purpose); this request offers none")
+        "the recording offered the Agent tool (agent types Explore, Plan, general-purpose); this request offers none")
 
 
 def test_other_agent_types_are_named(provider):
     agents, plain = body(AGENTS, provider), body(PLAIN, provider)
     assert workspace_cause(agents, plain) == (
-        "the recording offered agent types Explore, general-purpose, helper, tester; "
-        "this folder offers Explore, general-purpose")
+        "the recording offered agent types Explore, Plan, general-purpose, helper, tester; "
+        "this folder offers Explore, Plan, general-purpose")
 
 
 def test_other_claude_md_files_and_text_are_named(provider):
