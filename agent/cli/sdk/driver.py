@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import json
 import logging
 import os
@@ -247,17 +248,14 @@ def _replayed_interrupt(session, conversation, stream: SdkStream, started: float
 
 
 def _usage_now(session) -> Usage:
-    used = Usage()
-    used.add(session.client.usage)
-    return used
+    return dataclasses.replace(session.client.usage)  # a copy: the client's keeps growing
 
 
 def _usage_since(session, before: Usage) -> Usage:
-    """The session's usage since `before`: one turn's, as Claude Code's result has it."""
+    """The session's usage since `before`: one turn's, as Claude Code's result has it (every
+    count of Usage, so a count added there is never left out here)."""
     now = session.client.usage
-    return Usage(now.input_tokens - before.input_tokens, now.output_tokens - before.output_tokens,
-                 now.requests - before.requests, now.cache_read_tokens - before.cache_read_tokens,
-                 now.cache_write_tokens - before.cache_write_tokens, now.reasoning_tokens - before.reasoning_tokens)
+    return Usage(**{f.name: getattr(now, f.name) - getattr(before, f.name) for f in dataclasses.fields(Usage)})
 
 
 def prompt_text(message: dict[str, Any]) -> str | None:
