@@ -18,5 +18,6 @@ def builtin_tools() -> list[Tool]:
     from agent.tools.files import EDIT, READ, WRITE
     from agent.tools.search import GLOB, GREP
     from agent.tools.shell import BASH
+    from agent.tools.web.fetch_tool import WEB_FETCH
 
-    return [READ, WRITE, EDIT, BASH, GLOB, GREP]
+    return [READ, WRITE, EDIT, BASH, GLOB, GREP, WEB_FETCH]
