@@ -23,6 +23,7 @@ from agent.model.deadline import TIMEOUT_VARIABLE, Deadline, DeadlinePassed, Dea
 from agent.model.limits import Limits
 from agent.model.reasoning import SESSION_EFFORT, Shaping
 from agent.model.wire import provider_json
+from agent.model.wire.options import RequestOptions
 from agent.model.wire.messages_stream import BrokenStream
 from agent.model.providers import Provider
 from agent.secrets import redact
@@ -104,15 +105,18 @@ class ModelClient:
 
     def complete(self, system: str, messages: list[dict], tools: list[dict], model: str, agent: str = "main",
                  on_text: Callable[[str], None] | None = None, switchable: bool = False,
-                 effort: str | None = SESSION_EFFORT) -> Reply:
+                 effort: str | None = SESSION_EFFORT, own: RequestOptions | None = None,
+                 max_tokens: int | None = None) -> Reply:
         """One request of the conversation of `agent` (`main`, or a subagent's name): the reply to
         `messages` under `system`, offering `tools`. With `on_text` the reply is streamed and each
         piece of its text handed to it as it arrives (a retried attempt starts over). A `switchable`
         request (a fallback model waits) gives an overloaded model OVERLOADED_ATTEMPTS attempts.
-        `effort` is the agent's (see `Shaping.options`)."""
-        options = self.shaping.options(model, self.limits, effort)  # for this request's model: a subagent's may differ
-        payload = self.provider.wire.encode(system, messages, tools, model, self.limits.max_tokens(model), options,
-                                            stream=on_text is not None)
+        `effort` is the agent's (see `Shaping.options`). A tool's own request (WebSearch's search)
+        gives its `own` options and `max_tokens` in place of the run's, as Claude Code's do."""
+        # for this request's model: a subagent's may differ
+        options = own if own is not None else self.shaping.options(model, self.limits, effort)
+        limit = max_tokens if max_tokens is not None else self.limits.max_tokens(model)
+        payload = self.provider.wire.encode(system, messages, tools, model, limit, options, stream=on_text is not None)
         with self._lock:
             self._count += 1
             number = self._count

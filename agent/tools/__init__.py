@@ -16,8 +16,9 @@ from agent.tools.base import Tool
 def builtin_tools() -> list[Tool]:
     """Read, Write, Edit, Bash, Glob and Grep, in the order they are offered."""
     from agent.tools.files import EDIT, READ, WRITE
+    from agent.tools.notebook_edit import NOTEBOOK_EDIT
     from agent.tools.search import GLOB, GREP
     from agent.tools.shell import BASH
-    from agent.tools.web.fetch_tool import WEB_FETCH
+    from agent.tools.web.web_search import WEB_SEARCH
 
-    return [READ, WRITE, EDIT, BASH, GLOB, GREP, WEB_FETCH]
+    return [READ, WRITE, EDIT, BASH, GLOB, GREP, NOTEBOOK_EDIT, WEB_SEARCH]

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.tools.base import Tool, ToolError, object_schema
+from agent.tools.notebook_cells import is_notebook, show_notebook
 from agent.tools.reading import bounded_lines, count_lines, looks_binary
 from agent.workspace import open_regular, save_file, special_file
 
@@ -60,6 +61,9 @@ def _read(arguments: dict[str, Any], context: Any) -> str:
         raise ToolError(f"{shown} is a directory, not a file. Use Glob or Bash `ls` to list its contents.")
     if not path.exists():
         raise ToolError(f"File does not exist: {shown}")
+    if is_notebook(path):  # its cells, as Claude Code shows them (offset and limit do not apply)
+        _refuse_special(path, shown)
+        return show_notebook(path, shown)
     start = max(offset or 1, 1)
     max_lines = limit or DEFAULT_LINE_LIMIT
     chunks: list[bytes] = []

@@ -8,7 +8,7 @@ from typing import Any
 from agent.conversation import Reply, Stop, ToolCall, Usage, settle_stop, token_count
 from agent.errors import ProviderError
 from agent.model.wire import chat_stream
-from agent.model.wire.options import NO_OPTIONS, RequestOptions
+from agent.model.wire.options import NO_OPTIONS, RequestOptions, WebSearch
 from agent.model.wire.provider_json import NOT_FINITE, has_non_finite
 from agent.workspace import InputLimitError, load_json
 
@@ -16,6 +16,7 @@ assemble = chat_stream.assemble  # this format's stream, put back together for d
 PATH = "chat/completions"
 EPHEMERAL = {"type": "ephemeral"}
 REASONING = "reasoning_details"  # the internal block that carries OpenRouter's reasoning_details
+CITATIONS = "url_citations"  # the internal block that carries a reply's url_citation annotations
 
 FINISH_REASONS = {
     "stop": Stop.END,
@@ -42,10 +43,14 @@ def encode(system: str, messages: list[dict], tools: list[dict], model: str, max
     prefix of the next one's. For Anthropic models (through OpenRouter) the system prompt carries a
     cache breakpoint and a top-level one lets the provider mark the latest message, so every turn
     reuses the cached prefix without changing the shape of the messages."""
-    cached = model.startswith("anthropic/")
+    cached = model.startswith("anthropic/") and options.cached
     body: dict[str, Any] = {"model": model, "max_tokens": max_tokens}
     if reasoning := _reasoning(options):
         body["reasoning"] = reasoning
+    if options.temperature is not None:
+        body["temperature"] = options.temperature
+    if options.web_search:
+        body["plugins"] = [web_plugin(options.web_search)]
     if cached:
         body["cache_control"] = EPHEMERAL
     if tools:
@@ -67,6 +72,17 @@ def encode(system: str, messages: list[dict], tools: list[dict], model: str, max
         body["stream"] = True
         body["stream_options"] = {"include_usage": True}
     return body
+
+
+def web_plugin(search: WebSearch) -> dict[str, Any]:
+    """OpenRouter's web plugin, which searches once for the request (what Claude Code's WebSearch
+    asks of its own request), with the domain lists only when given."""
+    plugin: dict[str, Any] = {"id": "web"}
+    if search.allowed_domains:
+        plugin["include_domains"] = list(search.allowed_domains)
+    if search.blocked_domains:
+        plugin["exclude_domains"] = list(search.blocked_domains)
+    return plugin
 
 
 def _reasoning(options: RequestOptions) -> dict[str, Any]:
@@ -159,7 +175,21 @@ def decode(body: Any) -> Reply:
     )
     if isinstance(details, list) and details:
         reply.blocks.insert(0, {"type": REASONING, "reasoning_details": details})
+    if citations := url_citations(message.get("annotations")):  # a web search's sources (never sent back)
+        reply.blocks.append({"type": CITATIONS, "citations": citations})
     return reply
+
+
+def url_citations(annotations: Any) -> list[dict[str, str]]:
+    """The title and url of each `url_citation` annotation of a reply (OpenRouter's web search
+    results), each url once, in order."""
+    found: dict[str, dict[str, str]] = {}
+    for annotation in annotations if isinstance(annotations, list) else []:
+        cited = annotation.get("url_citation") if isinstance(annotation, dict) else None
+        if isinstance(cited, dict) and annotation.get("type") == "url_citation" and isinstance(cited.get("url"), str):
+            title = cited.get("title")
+            found.setdefault(cited["url"], {"title": title if isinstance(title, str) else "", "url": cited["url"]})
+    return list(found.values())
 
 
 def _reasoning_text(message: dict, details: Any) -> str:

@@ -55,6 +55,8 @@ def _apply(message: dict, calls: dict[int, dict], details: dict, delta: dict, on
     for key in ("reasoning", "refusal"):
         if isinstance(delta.get(key), str) and delta[key]:
             message[key] = (message.get(key) or "") + delta[key]
+    if isinstance(delta.get("annotations"), list):  # a web search's url citations, in one chunk or several
+        message.setdefault("annotations", []).extend(delta["annotations"])
     for part in delta.get("tool_calls") or []:
         if not isinstance(part, dict):
             continue

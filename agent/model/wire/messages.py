@@ -8,7 +8,7 @@ from typing import Any
 from agent.conversation import Reply, Stop, ToolCall, Usage, settle_stop, token_count, text_block, tool_use_block
 from agent.errors import ProviderError
 from agent.model.wire import messages_stream
-from agent.model.wire.options import NO_OPTIONS, RequestOptions
+from agent.model.wire.options import NO_OPTIONS, RequestOptions, WebSearch
 from agent.model.wire.provider_json import NOT_FINITE, has_non_finite
 
 assemble = messages_stream.assemble  # this format's stream, put back together for decode
@@ -16,6 +16,8 @@ PATH = "v1/messages"
 EPHEMERAL = {"type": "ephemeral"}
 EFFORT_BETA = "effort-2025-11-24"  # what the API needs to read output_config.effort
 TASK_BUDGET_BETA = "task-budgets-2026-03-13"  # and output_config.task_budget
+WEB_SEARCH_TYPE = "web_search_20250305"  # the server tool's version Claude Code 2.1.332 declares
+WEB_SEARCH_NAME = "web_search"
 
 STOP_REASONS = {
     "end_turn": Stop.END,
@@ -38,7 +40,9 @@ def encode(system: str, messages: list[dict], tools: list[dict], model: str, max
     the API places on the latest message, so a multi-turn run (and every subagent sharing tools)
     reuses the cache. Stable parts come first and the conversation last, so each request's bytes
     are a prefix of the next one's."""
-    body: dict[str, Any] = {"model": model, "max_tokens": max_tokens, "cache_control": EPHEMERAL}
+    body: dict[str, Any] = {"model": model, "max_tokens": max_tokens}
+    if options.cached:
+        body["cache_control"] = EPHEMERAL
     if options.thinking:
         thinking: dict[str, Any] = {"type": options.thinking}
         if options.thinking == "enabled":
@@ -53,17 +57,35 @@ def encode(system: str, messages: list[dict], tools: list[dict], model: str, max
         output_config["task_budget"] = {"type": "tokens", "total": options.task_budget}
     if output_config:
         body["output_config"] = output_config
+    if options.temperature is not None:
+        body["temperature"] = options.temperature
     if tools:
         body["tools"] = [
             {"name": t["name"], "description": t["description"], "input_schema": t["parameters"]} for t in tools
         ]
-        body["tools"][-1]["cache_control"] = EPHEMERAL
+        if options.cached:
+            body["tools"][-1]["cache_control"] = EPHEMERAL
+    if options.web_search:  # the server tool, and the search forced, as Claude Code's WebSearch asks
+        body["tools"] = [*body.get("tools", []), web_search_tool(options.web_search)]
+        body["tool_choice"] = {"type": "tool", "name": WEB_SEARCH_NAME}
     if system:
-        body["system"] = [{"type": "text", "text": system, "cache_control": EPHEMERAL}]
+        body["system"] = [{"type": "text", "text": system, **({"cache_control": EPHEMERAL} if options.cached else {})}]
     body["messages"] = messages
     if stream:
         body["stream"] = True
     return body
+
+
+def web_search_tool(search: WebSearch) -> dict[str, Any]:
+    """Anthropic's web search server tool as Claude Code 2.1.332 declares it: its domain lists only
+    when given (the API takes one or the other), then max_uses."""
+    tool: dict[str, Any] = {"type": WEB_SEARCH_TYPE, "name": WEB_SEARCH_NAME}
+    if search.allowed_domains:
+        tool["allowed_domains"] = list(search.allowed_domains)
+    if search.blocked_domains:
+        tool["blocked_domains"] = list(search.blocked_domains)
+    tool["max_uses"] = search.max_uses
+    return tool
 
 
 def request_headers(headers: dict[str, str], payload: dict, betas: tuple[str, ...] = ()) -> dict[str, str]:

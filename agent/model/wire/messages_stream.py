@@ -62,3 +62,5 @@ def _apply(block: dict, delta: dict, index: int, partial_json: dict[int, str], o
         block["thinking"] = block.get("thinking", "") + (delta.get("thinking") or "")
     elif kind == "signature_delta":
         block["signature"] = block.get("signature", "") + (delta.get("signature") or "")
+    elif kind == "citations_delta" and isinstance(delta.get("citation"), dict):  # a web search's sources
+        block.setdefault("citations", []).append(delta["citation"])

@@ -9,6 +9,16 @@ from dataclasses import dataclass
 
 
 @dataclass(frozen=True)
+class WebSearch:
+    """The provider's own web search, which a request made by the WebSearch tool must use once
+    (Anthropic's server tool, forced; OpenRouter's web plugin, which searches on every request)."""
+
+    allowed_domains: tuple[str, ...] = ()  # only results from these
+    blocked_domains: tuple[str, ...] = ()  # never results from these
+    max_uses: int = 8  # searches the provider may run for the one request, as Claude Code allows
+
+
+@dataclass(frozen=True)
 class RequestOptions:
     """The request's reasoning and beta settings (every field off by default)."""
 
@@ -19,6 +29,11 @@ class RequestOptions:
     requested_effort: str | None = None  # the level as given (OpenRouter's reasoning.effort takes every level)
     task_budget: int | None = None  # --task-budget: the tokens the whole task may take (output_config.task_budget)
     betas: tuple[str, ...] = ()  # --betas: Anthropic beta features asked for
+    # a tool's own request (WebSearch's search) sets these, as Claude Code's do: temperature 1, no
+    # cache breakpoints (it is sent once), and the provider's web search
+    temperature: float | None = None
+    cached: bool = True
+    web_search: WebSearch | None = None
 
 
 NO_OPTIONS = RequestOptions()
