@@ -19,6 +19,7 @@ from agent.subagents.runner import DEFAULT_MAX_DEPTH
 from agent.subagents.tool import DEFAULT_MAX_CONCURRENT, agent_entry, agent_tool
 from agent.tools import builtin_tools
 from agent.tools.base import Tool
+from agent.tools.todo import TodoState
 from agent.workspace import Workspace
 
 
@@ -70,6 +71,7 @@ class Session:
     running_subagents: int = 0
     background: Background = field(default_factory=Background)  # the main conversation's background agents
     agent_registry: AgentRegistry = field(default_factory=AgentRegistry)  # subagents SendMessage can continue
+    todo: TodoState = field(default_factory=TodoState)  # the task list its agents share, each one's TodoWrite list
     transcripts: Any = None  # agent.transcripts.Transcripts, or None with --no-session-persistence
     policy: Any = None  # agent.permissions.policy.Policy for the main conversation (subagents inherit it)
     permission_denials: list[dict[str, Any]] = field(default_factory=list)
@@ -132,8 +134,8 @@ class Session:
         return tools + self.mcp_tools()
 
     def offers(self, name: str) -> bool:
-        """Whether the built-in tool `name` is offered (--tools)."""
-        return self.offered_builtins is None or name in self.offered_builtins
+        """Whether the built-in tool `name` is offered (--tools; the task tools or TodoWrite: `todo`)."""
+        return self.todo.offers(name) and (self.offered_builtins is None or name in self.offered_builtins)
 
     def mcp_tools(self, servers: list[str] | None = None) -> list[Tool]:
         """The tools of the session's MCP servers (all, or those named in `servers`), less those a

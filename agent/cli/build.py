@@ -18,6 +18,7 @@ from agent.cli.trust import own_trust
 from agent.cli.stdin import combine, read_piped
 from agent.errors import AgentError, UsageError
 from agent.hooks.events import session_end
+from agent.tools.todo import TaskList, TodoState, tasks_folder
 from agent.workspace import option_file
 
 log = logging.getLogger("agent")
@@ -231,6 +232,9 @@ def build_session(args: argparse.Namespace, environment: Environment, observer=N
         tool_runs=runs,
         approver=replay_approver(args, recorded),
     )
+    # the task list is kept where Claude Code keeps it, so --continue and --resume find it (not under --replay-tools)
+    session.todo = TodoState(TaskList(tasks_folder(home, session_id) if session.transcripts is not None else None),
+                             todo_write=not environment["CLAUDE_CODE_ENABLE_TASKS"])
     apply_run_controls(args, session)  # --max-budget-usd, --fallback-model, --json-schema: before any server or request
     session.mcp = session_servers(args, environment, cwd, home, trusted, recorded, policy_sources)  # they run commands, as hooks do
     if not args.replay_tools:  # an agent's inline servers start as it runs (never under --replay-tools)

@@ -115,6 +115,8 @@ VARIABLES = [
              "conversation, 0 keeps it (either wins over includeGitInstructions in the settings)", _switch),
     Variable("CLAUDE_CODE_FORK_SUBAGENT", "1 or 0", "0 turns fork mode off: the Agent tool offers no fork type "
              "(default 1)", _switch, True),
+    Variable("CLAUDE_CODE_ENABLE_TASKS", "1 or 0", "0 offers TodoWrite in place of the task tools TaskCreate, "
+             "TaskGet, TaskList and TaskUpdate (default 1)", _switch, True),
     Variable("CLAUDE_CODE_MAX_OUTPUT_TOKENS", "a whole number > 0",
              "output limit of each request, up to a known model's maximum (default: the model's, at most 32000)",
              _positive_int),
