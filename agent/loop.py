@@ -13,6 +13,7 @@ from agent.conversation import Reply, Stop, ToolCall, Usage, tool_result, user_m
 from agent.errors import Interrupted, ProviderError
 from agent.hooks.events import halted, stopping
 from agent.model.fallback import ModelUnavailable, switch_line
+from agent.model.output_limit import MAX_CONTINUATIONS, continuation
 from agent.model.reasoning import SESSION_EFFORT
 from agent.tools import structured_output as structured
 from agent.tools.base import Tool
@@ -39,6 +40,7 @@ class AgentSpec:
     context: tuple[str, ...] = ()  # what a new conversation's first message opens with (CLAUDE.md, git status)
     effort: str | None = SESSION_EFFORT  # the effort its requests ask (the run's; a subagent may have its own)
     workspace: Any = None  # agent.workspace.Workspace its tools work in (a worktree-isolated agent's); None: the session's
+    switches: list[str] = field(default_factory=list)  # the --fallback-model models it switched to, in order
 
 
 @dataclass
@@ -56,6 +58,7 @@ class Result:
     terminal_reason: str | None = None
     structured_output: dict[str, Any] | None = None  # --json-schema: the object the model answered with
     error: str | None = None  # the provider error that cut it off (subtype "error_during_execution")
+    switched_to: str | None = None  # a subagent's: the fallback model it ended on (agent.subagents.runner)
 
     @property
     def is_error(self) -> bool:
@@ -87,7 +90,9 @@ def run_loop(agent: AgentSpec, messages: list[dict[str, Any]], session: Any,
 
     A reply with tool calls has them run, unless it was cut off at the output limit: then none
     runs (their arguments may be incomplete) and each gets an error result, so the model can try
-    again in smaller pieces. A paused reply is sent back so the model goes on. A reply without
+    again in smaller pieces. A text-only reply cut off there is asked to go on, up to
+    MAX_CONTINUATIONS times (agent.model.output_limit); the run ends on the next one. A paused
+    reply is sent back so the model goes on. A reply without
     tool calls, or one that was refused or filled the context window, ends the run, unless the main
     conversation has background agents not yet reported on (it waits for them, and their
     notifications are sent) or a Stop (SubagentStop) hook blocks the end of a finished one: its
@@ -110,6 +115,7 @@ def run_loop(agent: AgentSpec, messages: list[dict[str, Any]], session: Any,
     cancelled = session.cancelled  # this turn's: a later turn has its own
     stop_hook_active = False  # a Stop hook already made the model go on
     reminded = not structured.offered(agent.tools)  # to answer through StructuredOutput (once)
+    continued = 0  # replies cut off at the output limit that the model was asked to go on from
     for turn in range(1, agent.max_turns + 1):
         _check(cancelled)
         if session.budget is not None and session.budget.exhausted(session.client):
@@ -141,6 +147,10 @@ def run_loop(agent: AgentSpec, messages: list[dict[str, Any]], session: Any,
                 _record(agent, _append(messages, feedback))
                 stop_hook_active = True
                 continue
+            elif stop == Stop.MAX_TOKENS and continued < MAX_CONTINUATIONS:  # cut off mid-answer: go on
+                continued += 1
+                _record(agent, _append(messages, continuation(agent.depth, continued)))
+                continue
             return Result(text, "success", turn, usage, messages, stop)
         if stop == Stop.MAX_TOKENS:
             results = [_not_run(call, _CUT_OFF) for call in reply.tool_calls]
@@ -159,24 +169,26 @@ def run_loop(agent: AgentSpec, messages: list[dict[str, Any]], session: Any,
 def _ask(agent: AgentSpec, messages: list[dict[str, Any]], schemas: list[dict[str, Any]], session: Any,
          on_text: Callable[[str], None] | None) -> tuple[Reply, AgentSpec]:
     """The model's reply, and the agent as it got it: on the agent's own model or, when that one is
-    overloaded or not found and --fallback-model names another, on the fallback for the rest of
-    the turn (this call of the loop: the next one tries its own model again). The switch is told to the
-    observer (Claude Code's `model_fallback` line) and, with --verbose, on stderr."""
-    fallback = session.fallback_model
-    switchable = bool(fallback) and fallback != agent.model
-    try:
-        return session.client.complete(agent.system, messages, schemas, agent.model, agent.name, on_text,
-                                       switchable, effort=agent.effort), agent
-    except ModelUnavailable as failure:
-        if not switchable:
-            raise
-        line, why = switch_line(failure.trigger, agent.model, fallback), str(failure)
-    log.info("%s: %s (%s); it answers for the rest of the turn", agent.name, line["content"], why)
-    if (notify := getattr(agent.observer, "system", None)) is not None:
-        notify(agent, line)
-    agent = dataclasses.replace(agent, model=fallback)
-    return session.client.complete(agent.system, messages, schemas, agent.model, agent.name, on_text,
-                                   effort=agent.effort), agent
+    overloaded or not found, on the first model of the --fallback-model chain that answers, for the
+    rest of the turn (this call of the loop: the next one tries its own model again). Each switch is
+    told to the observer (Claude Code's `model_fallback` line), with --verbose on stderr, and kept
+    in `agent.switches` (a subagent's report says so: agent.subagents.results)."""
+    chain = list(session.fallback_models)  # on a fallback already: the models after it
+    chain = chain[chain.index(agent.model) + 1:] if agent.model in chain else chain
+    while True:
+        try:
+            return session.client.complete(agent.system, messages, schemas, agent.model, agent.name, on_text,
+                                           bool(chain), effort=agent.effort), agent
+        except ModelUnavailable as failure:
+            if not chain:
+                raise
+            fallback = chain.pop(0)
+            line, why = switch_line(failure.trigger, agent.model, fallback), str(failure)
+        log.info("%s: %s (%s); it answers for the rest of the turn", agent.name, line["content"], why)
+        if (notify := getattr(agent.observer, "system", None)) is not None:
+            notify(agent, line)
+        agent.switches.append(fallback)  # the list is shared with the spec the turn started from
+        agent = dataclasses.replace(agent, model=fallback)
 
 
 def _check(cancelled: threading.Event) -> None:

@@ -68,7 +68,8 @@ def test_every_call_of_a_cut_off_reply_gets_an_error_and_none_runs(agent):
 
 
 def test_an_answer_cut_off_at_the_output_limit_is_printed_and_exits_1(agent):
-    agent.script(stopped(text("The first five primes are 2, 3, 5, 7 and"), "max_tokens"))
+    """After Claude Code's three continuations (tests/test_subagents_continuation.py), still cut off."""
+    agent.script(*(stopped(text("The first five primes are 2, 3, 5, 7 and"), "max_tokens") for _ in range(4)))
     run = agent.run("List the first five primes")
     assert (run.exit_code, run.stdout) == (1, "The first five primes are 2, 3, 5, 7 and\n")
     assert error_lines(run.stderr) == [
@@ -78,7 +79,7 @@ def test_an_answer_cut_off_at_the_output_limit_is_printed_and_exits_1(agent):
 
 
 def test_json_result_says_the_answer_was_cut_off(agent):
-    agent.script(stopped(text("Part one of"), "max_tokens"))
+    agent.script(*(stopped(text("Part one of"), "max_tokens") for _ in range(4)))
     run = agent.run("Write a long essay", "--output-format", "json")
     result = json.loads(run.stdout)
     assert run.exit_code == 1
@@ -179,8 +180,9 @@ def test_a_non_retryable_error_inside_the_first_choice_is_one_line(agent):
 
 def test_a_subagent_cut_off_says_so_to_its_parent(agent):
     agent.script(call("Agent", description="summarise", prompt="Summarise the logs.", subagent_type="general-purpose", run_in_background=False),
-                 stopped(text("The logs show three fail"), "max_tokens"),
-                 lambda request: text(request.reports()[0].split("\n\n<usage>")[0]))
+                 *(stopped(text("The logs show three fail"), "max_tokens") for _ in range(4)),  # continued 3 times
+                 lambda request: text(request.reports()[0]))
     run = agent.run("Summarise the logs with a subagent.")
-    assert run.stdout.startswith("[partial result: the general-purpose agent was cut off at the output token limit "
-                                 "before finishing]\nThe logs show three fail")
+    assert "Agent terminated early due to an API error: API Error: Claude's response exceeded the 32000 output " \
+        "token maximum." in run.stdout and "(error type max_output_tokens)" in run.stdout
+    assert "The logs show three fail" not in run.stdout  # the pieces are not handed back as a report

@@ -59,7 +59,8 @@ def build_parser() -> argparse.ArgumentParser:
                                          '"default" for all')
     add("--max-budget-usd", metavar="USD", help="stop once the run has cost more than USD (every request, subagents' too)")
     add("--task-budget", type=int, metavar="TOKENS", help=argparse.SUPPRESS)  # the SDK's: output_config.task_budget
-    add("--fallback-model", metavar="MODEL", help="the model to switch to when the main one is overloaded or unavailable")
+    add("--fallback-model", metavar="MODELS", help="the models to switch to, in order, when the main one is overloaded or "
+        "unavailable (comma-separated); each turn tries the main model again")
     add("--betas", metavar="BETAS", help=argparse.SUPPRESS)  # the SDK's: Anthropic beta headers
     add("--effort", metavar="LEVEL", help="reasoning effort: low, medium, high, xhigh or max (models that have it)")
     add("--thinking", choices=["adaptive", "enabled", "disabled"], help=argparse.SUPPRESS)  # the SDK's ThinkingConfig

@@ -16,23 +16,23 @@ from agent.workspace import load_json
 
 
 def apply_run_controls(args: argparse.Namespace, session) -> None:
-    """Check the three flags of `args` and set `session.budget`, `.fallback_model` and `.json_schema`."""
-    fallback = None
-    if (args.fallback_model or "").strip():
-        fallback = resolve_model([args.fallback_model], session.model_aliases, session.model)
-        if fallback == session.model:
-            raise UsageError("Fallback model cannot be the same as the main model. Please specify a different model "
-                             "for --fallback-model.")
+    """Check the three flags of `args` and set `session.budget`, `.fallback_models` (--fallback-model's
+    comma-separated chain, in order, as Claude Code takes it) and `.json_schema`."""
+    names = [name.strip() for name in (args.fallback_model or "").split(",") if name.strip()]
+    fallbacks = tuple(dict.fromkeys(resolve_model([name], session.model_aliases, session.model) for name in names))
+    if session.model in fallbacks:
+        raise UsageError("Fallback model cannot be the same as the main model. Please specify a different model "
+                         "for --fallback-model.")
     if args.max_budget_usd is not None:
         try:
             session.budget = Budget(parse_usd(args.max_budget_usd))
         except BudgetError as error:
             raise UsageError(str(error)) from None
         # fail closed: a budget that cannot be checked would let the run spend without limit
-        if missing := unpriced([session.model, *([fallback] if fallback else [])]):
+        if missing := unpriced([session.model, *fallbacks]):
             raise UsageError(f"--max-budget-usd cannot be enforced: no price is known for {', '.join(missing)} "
                              "(agent/model/pricing.py lists the models it can price)")
-    session.fallback_model = fallback
+    session.fallback_models = fallbacks
     if args.json_schema:
         session.json_schema = checked_schema(args.json_schema)
 

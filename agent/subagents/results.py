@@ -15,6 +15,8 @@ from typing import Any, Sequence
 
 from agent.conversation import Stop
 from agent.errors import ProviderError
+from agent.model.fallback import display_name
+from agent.model.output_limit import OutputLimitReached
 from agent.subagents.report_safety import BREAKS, marker_line, scan
 
 HANDBACK = (
@@ -40,16 +42,25 @@ def cut_off_note(error: str) -> str:
             "text the agent wrote before the error. It did NOT finish its task; treat these results as incomplete.")
 
 
+def switch_note(result) -> str | None:
+    """The line Claude Code opens the report of an agent that ended on a fallback model with."""
+    if result.switched_to is None:
+        return None
+    return f"\u26a0 This agent switched to {display_name(result.switched_to)} because its earlier model could not be used."
+
+
 def ended_early(agent: str, error: Exception) -> str:
     """The error result of `agent` ("the Explore agent") when a provider `error` stopped it
-    before it had written any text."""
+    before it had written any text, or its answer was still cut off at the output limit after
+    every continuation (Claude Code's words then)."""
+    if isinstance(error, OutputLimitReached):
+        return error.ended()
     return f"{agent} failed: it ended early, before writing any text, because of an API error: {scan(str(error)).text}"
 
 
 def _incomplete(result) -> str | None:
     """Why a subagent's report is not a finished answer (other than its turn limit), or None."""
-    return {
-        Stop.MAX_TOKENS: "was cut off at the output token limit",
+    return {  # not the output limit: an agent cut off there is asked to go on, then ends on the error
         Stop.REFUSAL: "refused to go on",
         Stop.CONTEXT_EXCEEDED: "filled its model's context window",
     }.get(result.stop_reason)
@@ -81,7 +92,7 @@ def framed_report(kind: str, result, resumable: bool = False) -> str:
     """The `kind` agent's report as handed back: its ending note and the marker line (indented,
     above the header), the hand-back header, and the escaped report, indented."""
     scanned = scan(result.text.strip())
-    notes = [note for note in (_ending_note(kind, result, resumable),) if note]
+    notes = [note for note in (switch_note(result), _ending_note(kind, result, resumable)) if note]
     if scanned.patterns:
         notes.append(marker_line(scanned.patterns))
     above = indented("\n\n".join(notes) + "\n") + "\n" if notes else ""  # a blank line before the header
@@ -102,7 +113,8 @@ def guarded_report(result) -> str:
     notification, which says whose report it is): the cut-off note if any, the marker line when
     it matched instruction-shaped patterns, and the report with its imitations escaped."""
     guarded = scan(result.text.strip()).guarded()
-    return f"{cut_off_note(result.error)}\n\n{guarded}" if result.error is not None else guarded
+    notes = [note for note in (switch_note(result), cut_off_note(result.error) if result.error is not None else None) if note]
+    return "\n\n".join([*notes, guarded])
 
 
 def recovered(error: ProviderError, earlier: int = 0):

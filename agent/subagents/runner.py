@@ -13,10 +13,11 @@ import logging
 from dataclasses import replace
 from typing import Any, Sequence
 
-from agent.conversation import user_message, with_blocks
+from agent.conversation import Stop, user_message, with_blocks
 from agent.errors import ProviderError
 from agent.hooks import events as hooks
 from agent.loop import AgentSpec, Result, run_loop
+from agent.model.output_limit import OutputLimitReached
 from agent.model.pricing import cost_usd
 from agent.permissions.policy import grant
 from agent.prompt import subagent_system_prompt
@@ -114,7 +115,9 @@ def run_subagent(spec: AgentSpec, prompt: str, session, kind: str, description: 
     continue its own earlier conversation `history` with `prompt` (or with the user turn `opening`
     in its place: a fork's, agent.subagents.forks), and record its turns and usage
     for the run's accounting. A provider error that cuts it off after it wrote text ends it
-    with that text (subtype error_during_execution, the error in `error`); before any, it is raised."""
+    with that text (subtype error_during_execution, the error in `error`); before any, it is raised.
+    So is OutputLimitReached when its answer was still cut off at the output limit after every
+    continuation (agent.model.output_limit): its caller gets the error, not the pieces."""
     if spec.depth > session.max_depth:
         raise ToolError(f"cannot start {spec.name}: subagents may nest at most {session.max_depth} levels deep")
     record: dict[str, Any] = {"type": kind, "description": description, "depth": spec.depth, "model": spec.model}
@@ -133,6 +136,8 @@ def run_subagent(spec: AgentSpec, prompt: str, session, kind: str, description: 
         result = recovered(exc, len(history))  # what it wrote before the error goes back as partial output
         if result is None:
             raise
+    if spec.switches:  # it ended on a --fallback-model model: its report says so
+        result = replace(result, switched_to=spec.switches[-1])
     log.info("subagent %s finished: %s after %d turns", spec.name, result.subtype, result.turns)
     record.update(
         subtype=result.subtype,
@@ -140,4 +145,8 @@ def run_subagent(spec: AgentSpec, prompt: str, session, kind: str, description: 
         usage={**result.usage.as_dict(), "requests": result.usage.requests},
         cost_usd=cost_usd(spec.model, result.usage),
     )
+    if result.stop_reason == Stop.MAX_TOKENS and not result.is_error:  # still cut off after every continuation
+        error = OutputLimitReached(session.client.limits.max_tokens(spec.model))
+        record.update(subtype="error_during_execution", error=str(error))
+        raise error
     return result
