@@ -289,16 +289,16 @@ def test_random_input_raises_only_our_own_errors(tmp_path):
 
 
 def test_tools_we_do_not_have_are_one_warning_and_left_out(repo, home, caplog):
-    write_agent(repo, "web.md", "name: web\ndescription: Browses.\ntools: Read, WebFetch, WebSearch")
+    write_agent(repo, "web.md", "name: web\ndescription: Browses.\ntools: Read, MultiEdit, LS")
     write_agent(repo, "mcp.md", "name: mcp\ndescription: Files issues.\ntools:\n  - Grep\n  - mcp__tracker__create_issue")
     write_agent(repo, "fine.md", "name: fine\ndescription: Fine.\ntools: Read, Agent(web)")
     with caplog.at_level(logging.INFO, logger="agent"):
         agents = discover_agents(repo, home)
     warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
     # MCP tools are looked for among the servers' tools when the agent runs (tests/test_mcp_agents.py)
-    assert warnings == ["1 agent definition names tools this agent does not have (WebFetch, WebSearch); "
+    assert warnings == ["1 agent definition names tools this agent does not have (LS, MultiEdit); "
                         "they are left out (--verbose lists which agent names which)"]
-    assert "agent 'web': leaving out tools this agent does not have: WebFetch, WebSearch" in caplog.text
+    assert "agent 'web': leaving out tools this agent does not have: LS, MultiEdit" in caplog.text
     assert "agent 'mcp'" not in caplog.text
     assert filter_tools(["Read", "Grep", "Agent"], agents["web"]) == ["Read"]
     assert agents["fine"].spawnable_types == ("web",)

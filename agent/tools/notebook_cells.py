@@ -45,14 +45,16 @@ def load_notebook(path: Path, shown: str) -> tuple[dict[str, Any], bool]:
 
 def parse_notebook(data: bytes) -> dict[str, Any]:
     """The notebook in `data` (a file's bytes), or the tool error saying why it is none."""
+    deep = ToolError(f"Notebook file nests deeper than {MAX_JSON_DEPTH} levels; it is not read.")
     try:
         notebook = json.loads(data.decode("utf-8"), parse_constant=_no_constant)
-    except (ValueError, RecursionError) as error:
-        reason = str(error) or type(error).__name__
+    except RecursionError:  # the decoder gives up near the interpreter's limit
+        raise deep from None
+    except ValueError as error:  # UnicodeDecodeError too
         raise ToolError("Notebook file is not valid JSON (it may be truncated, corrupted, or still being written): "
-                        f"{reason}") from None
+                        f"{error}") from None
     if deeper_than(notebook, MAX_JSON_DEPTH):
-        raise ToolError(f"Notebook file nests deeper than {MAX_JSON_DEPTH} levels; it is not read.")
+        raise deep
     cells = notebook.get("cells") if isinstance(notebook, dict) else None
     if not isinstance(cells, list) or not all(_is_cell(cell) for cell in cells):
         raise ToolError(_NOT_A_NOTEBOOK)
