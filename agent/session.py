@@ -19,6 +19,7 @@ from agent.subagents.runner import DEFAULT_MAX_DEPTH
 from agent.subagents.tool import DEFAULT_MAX_CONCURRENT, agent_entry, agent_tool
 from agent.tools import builtin_tools
 from agent.tools.base import Tool
+from agent.tools.web.cache import PageCache
 from agent.tools.todo import TodoState
 from agent.workspace import Workspace
 
@@ -79,6 +80,10 @@ class Session:
     # called as tool_runs(agent, call_id, tool, arguments, run) wherever a tool would touch the
     # machine: records each result (--record) or answers from the cassette (--replay-tools)
     tool_runs: Any = None
+    # called as web_fetches(agent, call_id, url, fetch) for each page WebFetch fetches: records it
+    # (--record) or answers from the cassette (--replay, with or without --replay-tools); None: fetched
+    web_fetches: Any = None
+    web_pages: PageCache = field(default_factory=PageCache)  # WebFetch's 15-minute cache, shared by every agent
     mcp: Any = None  # agent.mcp.servers.McpServers, or None when no MCP server is configured
     # start_agent_servers(configs, where) -> started servers (McpServers' interface) or None: an
     # agent's inline mcpServers (name -> entry as in .mcp.json), started as it runs; set by the cli

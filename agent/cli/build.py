@@ -10,7 +10,7 @@ import os
 from pathlib import Path
 from typing import IO, Any, Mapping, Sequence
 
-from agent.cli.cassette_run import hook_runs, recording, replay_approver, replay_setup, tool_runs
+from agent.cli.cassette_run import hook_runs, recording, replay_approver, replay_setup, tool_runs, web_fetches
 from agent.cli.debug_log import name_debug_log
 from agent.cli.environment import Environment
 from agent.cli.mcp_setup import session_servers, stop_servers
@@ -242,6 +242,7 @@ def build_session(args: argparse.Namespace, environment: Environment, observer=N
                                                    call_timeout_s=environment["MCP_TOOL_TIMEOUT"] / 1000,
                                                    output_tokens=environment["MAX_MCP_OUTPUT_TOKENS"])
     session.hooks = session_hooks(args, session, home, policy_sources, trusted, hook_runs(args, recorded, runs))
+    session.web_fetches = web_fetches(args, recorded, runs)  # WebFetch's pages, kept in or answered by the cassette
     record_agent(session.transcripts, as_agent)  # so --resume runs the session as this agent again
     session.reread_agents = AgentFolders(args, cwd, home, cache, sources, added, trusted, builtins)  # before each turn
     return session, history

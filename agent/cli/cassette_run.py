@@ -77,13 +77,31 @@ def hook_runs(args: argparse.Namespace, recorded, tool_runs):
     return HookRuns(entries=recorded.tool_runs or [], answering=args.replay_tools, path=args.replay)
 
 
+def web_fetches(args: argparse.Namespace, recorded, tool_runs):
+    """Where WebFetch's pages go (--record: beside the tool runs) or come from (--replay, with or
+    without --replay-tools: the recorded pages answer, so no replay touches the network); None otherwise."""
+    if not (args.record or args.replay):
+        return None
+    from agent.record.web_fetches import WebFetches
+
+    if args.record:
+        return WebFetches(sink=tool_runs)
+    return WebFetches(entries=recorded.tool_runs or [], answering_tools=args.replay_tools, path=args.replay)
+
+
 def cassette_folders(cwd: Path) -> dict[str, Path]:
     """The folders a cassette writes as placeholders, so it replays anywhere: the workspace, home,
-    and the repository root when it is above the workspace (memory files there name it)."""
+    the repository root when it is above the workspace (memory files there name it), and the
+    project's folder of Claude Code data."""
     from agent.workspace import project_folders
 
+    from agent.transcripts import project_folder
+
     root = project_folders(cwd)[-1]
-    return {"workspace": cwd, "home": Path.home(), **({"project": root} if root != Path(cwd) else {})}
+    # the project's folder under ~/.claude/projects is named after the workspace's path (a binary
+    # page WebFetch saved is there, named in its result)
+    return {"workspace": cwd, "home": Path.home(), **({"project": root} if root != Path(cwd) else {}),
+            "project_data": project_folder(Path.home(), cwd)}
 
 
 def recording(args: argparse.Namespace, session, environment: Environment, turns: list[str] | None = None,

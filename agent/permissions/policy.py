@@ -15,6 +15,7 @@ from agent.permissions.paths import normal_path, path_matches
 from agent.permissions.rules import MCP_PREFIX, Rule, merge_rules, read_rule, split_rules
 from agent.permissions.wording import quoted
 from agent.permissions.sensitive import names_entry, sensitive_name
+from agent.permissions.web_domains import domain_matches, fetch_host
 
 READ_FAMILY = ("Read", "Glob", "Grep")  # a Read rule applies to every tool that reads files
 EDIT_FAMILY = ("Edit", "Write")  # an Edit rule applies to every tool that edits files
@@ -172,6 +173,8 @@ class Policy:
             return command_matches(rule.specifier, _text(args.get("subagent_type")) or "general-purpose")
         if tool == "Skill":
             return command_matches(rule.specifier, _text(args.get("skill")).removeprefix("/"))
+        if tool == "WebFetch":
+            return domain_matches(rule.specifier, args.get("url"))
         return False  # a specifier we cannot interpret never matches
 
     def _target(self, tool: str, args: dict[str, Any]) -> Path | None:
@@ -287,6 +290,8 @@ class Policy:
         kind = _text(args.get("subagent_type")) or "general-purpose"
         if tool == "Agent" and kind.replace("-", "").replace("_", "").isalnum():  # a name a rule holds as written
             return [f"Agent({kind})", "Agent"]
+        if tool == "WebFetch" and (host := fetch_host(args.get("url"))):
+            return [f"WebFetch(domain:{host})", "WebFetch"]
         if path is None:
             return [tool]
         if len(self._targets(tool, args)) > 1:

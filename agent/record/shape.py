@@ -14,6 +14,7 @@ from agent.record.approvals import ANSWERS, DECIDERS, MAX_MESSAGE, updates_probl
 from agent.record.deltas import DELTA, delta_problem, message_count
 from agent.record.git_status import SETUP_KEY as GIT_STATUS, git_status_problem
 from agent.record.mcp_servers import SETUP_KEY as MCP_SERVERS, servers_problem
+from agent.record.web_fetches import FETCH_KEY, fetch_problem
 
 _SCALARS = (str, int, float, bool, type(None))
 # Every rebuilt request lists its messages (shared with its base, a pointer each): a session of
@@ -52,6 +53,9 @@ def cassette_problem(data: Any) -> str | None:
         if "hook" in run:
             if problem := _hook_firing_problem(run):
                 return f"tool run {number} (a hook firing): {problem}"
+        elif FETCH_KEY in run and "tool" not in run:
+            if problem := fetch_problem(run):
+                return f"tool run {number} (a web fetch): {problem}"
         elif problem := _tool_run_problem(run):
             return f"tool run {number}: {problem}"
     problem = _setup_problem(data.get("setup") or {})

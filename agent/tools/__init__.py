@@ -19,7 +19,8 @@ def builtin_tools() -> list[Tool]:
     from agent.tools.notebook_edit import NOTEBOOK_EDIT
     from agent.tools.search import GLOB, GREP
     from agent.tools.shell import BASH
+    from agent.tools.web.fetch_tool import WEB_FETCH
     from agent.tools.todo import todo_tools
     from agent.tools.web.web_search import WEB_SEARCH
 
-    return [READ, WRITE, EDIT, BASH, GLOB, GREP, NOTEBOOK_EDIT, WEB_SEARCH, *todo_tools()]
+    return [READ, WRITE, EDIT, BASH, GLOB, GREP, NOTEBOOK_EDIT, WEB_FETCH, WEB_SEARCH, *todo_tools()]

@@ -35,16 +35,6 @@ def fetchable_url(text: str) -> str:
     return urlunsplit(("https", netloc, parts.path or "/", parts.query, ""))
 
 
-def host_of(url: object) -> str | None:
-    """The host a URL names, lower case, as a `WebFetch(domain:…)` rule names it; None when it names none."""
-    if not isinstance(url, str):
-        return None
-    try:
-        return urlsplit(url.strip()).hostname or None
-    except ValueError:
-        return None
-
-
 def redirect_target(url: str, location: str) -> str:
     """Where a redirect's Location header points, resolved against the URL that gave it."""
     return urljoin(url, location)
