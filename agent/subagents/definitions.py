@@ -84,15 +84,23 @@ _REPORT_BACK = (
     "of the answer exactly."
 )
 
+# The depths Claude Code's Explore description offers its caller (who writes one into the task).
+EXPLORE_THOROUGHNESS = ('"quick" for a single targeted lookup, "medium" for a moderate exploration, or "very thorough" '
+                        "to search across multiple locations and naming conventions")
+
 BUILTIN_AGENTS: dict[str, AgentDefinition] = {
     "Explore": AgentDefinition(
         name="Explore",
-        description="Fast read-only agent for exploring a codebase: finding files, searching code, "
-                    "answering questions about it.",
+        description="Fast read-only agent for exploring a codebase: finding files by pattern, searching code for "
+                    "symbols or keywords, answering where something is defined or which files use it. When calling "
+                    f"it, say in the prompt how thorough to be: {EXPLORE_THOROUGHNESS}.",
         prompt_text=(
             "You are a read-only exploration agent. Answer the question you were given by finding "
             "files, searching code and reading it. Search broadly first (Glob, Grep), then read what "
-            "matters. Never modify anything: do not create, edit, move or delete files, and use Bash "
+            "matters. Match how widely you search to the thoroughness your caller asked for: quick (the "
+            "likeliest places, then answer), medium (a few search strategies), or very thorough (every "
+            "likely location and naming convention, and related files). "
+            "Never modify anything: do not create, edit, move or delete files, and use Bash "
             "only for commands that inspect (ls, git log, git diff, ...), never for ones that change "
             "state. Report your findings with file paths (and line numbers where they help), and say "
             "plainly what you could not find.\n\n" + _REPORT_BACK
