@@ -175,11 +175,11 @@ class Session:
             self.permission_denials.append({"tool_name": tool_name, "tool_use_id": tool_use_id, "tool_input": tool_input})
 
     def transcript(self, agent_type: str, agent_id: str | None = None, name: str | None = None,
-                   model: str | None = None):
+                   model: str | None = None, effort: str | None = None):
         """The transcript of the main conversation (`agent_type` main) or of subagent `agent_id`
-        (None when not persisting)."""
+        (None when not persisting); `effort`: the one its Agent call asked for."""
         if self.transcripts is None:
             return None
         if agent_type == "main":
             return self.transcripts.main()
-        return self.transcripts.subagent(agent_type, agent_id or "", name, model)
+        return self.transcripts.subagent(agent_type, agent_id or "", name, model, effort)

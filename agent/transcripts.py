@@ -196,12 +196,15 @@ class Transcripts:
             carried, self._carried = self._carried, []
         return carried
 
-    def subagent(self, agent_type: str, agent_id: str, name: str | None = None, model: str | None = None) -> "Transcript":
+    def subagent(self, agent_type: str, agent_id: str, name: str | None = None, model: str | None = None,
+                 effort: str | None = None) -> "Transcript":
         """The transcript of subagent `agent_id`, under the session's subagents folder (a
-        continued agent's file grows); every line also says its `name` and `model`, so the
-        agent can be reached and continued after a restart."""
+        continued agent's file grows); every line also says its `name` and `model` (and the
+        `effort` its Agent call asked for), so the agent can be reached and continued as it was
+        after a restart."""
+        extra = {"agentName": name or agent_type, "model": model, **({"effort": effort} if effort else {})}
         return Transcript(self, self.subagent_path(agent_id), agent_id=agent_id, agent_type=agent_type,
-                          extra={"agentName": name or agent_type, "model": model} if model else {})
+                          extra=extra if model else {})
 
     def subagent_path(self, agent_id: str) -> Path:
         """Where subagent `agent_id`'s transcript is."""
@@ -210,7 +213,8 @@ class Transcripts:
     def subagents(self) -> list[dict[str, Any]]:
         """The subagents this session's transcripts hold, oldest first: each one's agentId,
         agentType, agentName and model as its first line says (files whose first line does not
-        say them are none; the files are untrusted)."""
+        say them are none; the files are untrusted), and the effort it gives, if any (a text,
+        checked by whoever uses it)."""
         folder = self.folder / self.session_id / "subagents"
         try:
             entries = [e for e in os.scandir(folder) if e.name.startswith("agent-") and e.name.endswith(".jsonl")
@@ -222,7 +226,8 @@ class Transcripts:
             first = _first_line(Path(entry.path))
             fields = {key: first.get(key) for key in ("agentId", "agentType", "agentName", "model")}
             if fields["agentId"] == entry.name[6:-6] and all(isinstance(v, str) and 0 < len(v) <= 256 for v in fields.values()):
-                found.append(fields)
+                effort = first.get("effort")
+                found.append({**fields, **({"effort": effort} if isinstance(effort, str) and len(effort) <= 16 else {})})
         return found
 
 

@@ -4,8 +4,10 @@ SendMessage tool that sends one of them a message.
 A continued agent gets its whole earlier conversation back (rebuilt from its transcript,
 `agent-<id>.jsonl` under the session's subagents folder, or kept in memory when the session writes
 no transcripts: --no-session-persistence, --replay-tools), then the message as a new user turn,
-with the same definition, tools and model as before. After `--resume` the session's earlier
-agents are found in its transcripts, so ids and names survive a restart.
+with the same definition, tools and model as before, and the effort its Agent call asked for (a
+call's `effort` stays in effect when the agent is continued, as the subagents page says). After
+`--resume` the session's earlier agents are found in its transcripts, so ids, names and those
+choices survive a restart.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agent.errors import ProviderError
+from agent.model.reasoning import EFFORT_LEVELS
 from agent.subagents.results import ended_early, format_result
 from agent.subagents.runner import run_subagent, subagent_spec
 from agent.subagents.servers import agent_servers
@@ -38,6 +41,7 @@ class KnownAgent:
     model: str
     messages: list[dict[str, Any]] | None = None  # its conversation, kept when no transcript holds it
     isolated: bool = False  # it ran in a worktree of its own: continued there while that is kept
+    effort: str | None = None  # the effort its Agent call asked for, kept when it is continued
 
 
 @dataclass
@@ -63,7 +67,8 @@ class AgentRegistry:
         """The agent `to` names (an id, or a name only one agent ever held); ToolError otherwise."""
         with self.lock:
             if not self.loaded and transcripts is not None:
-                earlier = [KnownAgent(e["agentId"], e["agentType"], e["agentName"], e["model"])
+                earlier = [KnownAgent(e["agentId"], e["agentType"], e["agentName"], e["model"],
+                                      effort=e.get("effort") if e.get("effort") in EFFORT_LEVELS else None)
                            for e in transcripts.subagents() if e["agentId"] not in self.agents]
                 for agent in earlier:
                     self.holders.setdefault(agent.name, []).insert(0, agent.agent_id)
@@ -82,13 +87,15 @@ class AgentRegistry:
 
 
 def remember_run(session, agent_id: str, kind: str, name: str, model: str, messages: list[dict[str, Any]],
-                 isolated: bool = False) -> bool:
+                 isolated: bool = False, effort: str | None = None) -> bool:
     """Register a subagent run that can be continued (not Explore or Plan); whether it can. Its
-    messages are kept only when no transcript holds them; `isolated`: it ran in a worktree."""
+    messages are kept only when no transcript holds them; `isolated`: it ran in a worktree;
+    `effort`: the one its Agent call asked for."""
     if kind in NOT_RESUMABLE:
         return False
     session.agent_registry.remember(KnownAgent(agent_id, kind, name, model,
-                                               list(messages) if session.transcripts is None else None, isolated))
+                                               list(messages) if session.transcripts is None else None, isolated,
+                                               effort))
     return True
 
 
@@ -118,7 +125,7 @@ def send_message_tool() -> Tool:
             with agent_servers(session, definition) as own:
                 spec = subagent_spec(session, definition, context.agent, known.kind, [known.model],
                                      parent_tool_use_id=context.call_id, own=own,
-                                     agent_id=known.agent_id, agent_name=known.name,
+                                     agent_id=known.agent_id, agent_name=known.name, effort=known.effort,
                                      workspace=worktree.workspace if worktree else None)
                 result = run_subagent(spec, prompt, session, known.kind, summary, history=history)
         except ProviderError as exc:  # stopped before it wrote anything new (after some, it hands that back)
@@ -126,7 +133,8 @@ def send_message_tool() -> Tool:
         finally:
             with registry.lock:
                 registry.running.discard(known.agent_id)
-        remember_run(session, known.agent_id, known.kind, known.name, known.model, result.messages, known.isolated)
+        remember_run(session, known.agent_id, known.kind, known.name, known.model, result.messages, known.isolated,
+                     known.effort)
         return format_result(known.kind, known.agent_id, result, True, worktree.lines() if worktree else ())
 
     properties = {

@@ -98,7 +98,7 @@ def subagent_spec(
         effort=subagent_effort(session, definition, model, effort),
         max_turns=definition.max_turns or session.max_turns,
         depth=depth,
-        transcript=session.transcript(label, agent_id or agent_id_for(parent_tool_use_id), agent_name, model),
+        transcript=session.transcript(label, agent_id or agent_id_for(parent_tool_use_id), agent_name, model, effort),
         policy=policy,
         observer=parent.observer,
         parent_tool_use_id=parent_tool_use_id,

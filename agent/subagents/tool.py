@@ -117,7 +117,7 @@ def agent_tool(agents: dict[str, AgentDefinition], entries: dict[str, Entry], li
                 if worktree is not None:  # kept when it changed, else removed with its branch
                     close_worktree(session, context.agent.name, worktree)
             return result, remember_run(session, agent_id, kind, kind, spec.model, result.messages,
-                                        worktree is not None)
+                                        worktree is not None, arguments.get("effort"))
 
         if background:  # returns at once; the report comes back as a notification (agent.subagents.background)
             task = Task(agent_id, context.call_id, kind, arguments["description"], arguments["prompt"], worktree=worktree)
