@@ -199,7 +199,8 @@ class StreamJson:
                 before, self._before_results = self._before_results, []
             for line in before:
                 self._print(line)
-            self._print({"type": "user", "message": message, **self._origin(agent), **entry})
+            self._print({"type": "user", "message": message, **self._origin(agent), **entry,
+                         **_todo_result(self.session, agent, content)})
             with self._lock:
                 after, self._after_results = self._after_results, []
             for line in after:
@@ -235,6 +236,18 @@ class StreamJson:
             if not early:
                 self._init = None
             write_lines(lines)
+
+
+def _todo_result(session, agent, content: list) -> dict[str, Any]:
+    """The `tool_use_result` Claude Code puts on a main-conversation line answering one call of
+    the todo tools (what the list became), as {"tool_use_result": ...}; {} otherwise (a
+    subagent's line never has one, as in Claude Code)."""
+    results = [b for b in content if isinstance(b, dict) and b.get("type") == "tool_result"]
+    todo = getattr(session, "todo", None)
+    if agent.depth > 0 or len(results) != 1 or todo is None:
+        return {}
+    result = todo.take_result(str(results[0].get("tool_use_id")))
+    return {} if result is None else {"tool_use_result": result}
 
 
 def write_lines(lines: list[dict[str, Any]]) -> None:

@@ -59,6 +59,7 @@ class Task:
     worktree: Any = None  # agent.subagents.worktrees.Worktree it works in (isolation), or None
     done: threading.Event = field(default_factory=threading.Event)
     delivered: bool = False
+    stopped: bool = False  # TaskStop stopped it: its notification says killed, without its report
 
 
 class Background:
@@ -82,6 +83,18 @@ class Background:
         threading.Thread(target=_run, args=(task, work), name=f"agent-{task.agent_id}").start()
         return LAUNCHED.format(id=task.agent_id)
 
+    def stop(self, agent_id: str) -> Task | None:
+        """TaskStop: the agent `agent_id` (not yet reported on) is stopped, and returned; None when
+        no such agent is pending. Its notification says it was killed and carries no report. Its
+        thread is not cut short (the loop has no per-agent stop): it ends on its own and is still
+        waited for, so a recording holds all of its requests and a replay stops it alike, however
+        far it got when the call came."""
+        with self._lock:
+            task = next((t for t in self.tasks if t.agent_id == agent_id and not t.delivered and not t.stopped), None)
+            if task is not None:
+                task.stopped = True
+        return task
+
     def deliver(self, cancelled: threading.Event) -> dict[str, Any] | None:
         """Wait for every background agent not yet reported on (Ctrl-C, `cancelled`, stops the
         wait), then the user message carrying their notifications in launch order; None when
@@ -98,8 +111,8 @@ class Background:
         for task in pending:
             task.delivered = True
             status, summary = _ending(task)
-            self._tell("task_notification", {"task_id": task.agent_id, "status": status, "output_file": "",
-                                             "summary": summary})
+            self._tell("task_notification", {"task_id": task.agent_id, "status": "stopped" if task.stopped else status,
+                                             "output_file": "", "summary": summary})
             blocks.append({"type": "text", "text": notification(task)})
         return {"role": "user", "content": blocks}
 
@@ -123,6 +136,8 @@ def _run(task: Task, work: Callable[[], Any]) -> None:
 
 
 def _ending(task: Task) -> tuple[str, str]:
+    if task.stopped:  # Claude Code's words for an agent TaskStop stopped
+        return "killed", f'Agent "{task.description}" was stopped by Claude'
     error = task.error if task.error is not None else getattr(task.result, "error", None)  # cut off after some text
     if error is not None:
         return "failed", f'Agent "{task.description}" failed: {error}'
@@ -135,7 +150,9 @@ def notification(task: Task) -> str:
     status, summary = _ending(task)
     parts = [NOTICE, f"<task-notification><task-id>{task.agent_id}</task-id><tool-use-id>{task.call_id or ''}"
              f"</tool-use-id>\n<status>{status}</status><summary>{_escape(summary)}</summary><note>{NOTE}</note>\n"]
-    if task.result is not None:
+    if task.stopped:  # as Claude Code's notification of a stopped agent, no result
+        pass
+    elif task.result is not None:
         result = task.result
         uses = sum(1 for message in result.messages if message.get("role") == "assistant"
                    for block in message.get("content") or () if isinstance(block, dict) and block.get("type") == "tool_use")

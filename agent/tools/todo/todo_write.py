@@ -24,23 +24,24 @@ def agent_key(agent: Any) -> str:
     return agent_id or str(getattr(agent, "parent_tool_use_id", None) or getattr(agent, "name", ""))
 
 
-def todos_problem(todos: list[Any]) -> str | None:
-    """Why `todos` is not a todo list, in the words of each item's first problem, or None."""
+def todos_problems(todos: list[Any]) -> list[str]:
+    """Why `todos` is not a todo list: each item's problems, in order ([] when it is one)."""
+    problems = []
     for index, item in enumerate(todos):
         where = f"todos[{index}]"
         if not isinstance(item, dict):
-            return f"`{where}` must be an object with content, status and activeForm"
+            problems.append(f"The parameter `{where}` must be an object with content, status and activeForm")
+            continue
         for key in _FIELDS:
             if key not in item:
-                return f"The required parameter `{where}.{key}` is missing"
-            if not isinstance(item[key], str):
-                return f"The parameter `{where}.{key}` type is expected as `string`"
-        if item["status"] not in STATUSES:
-            return f"The parameter `{where}.status` must be one of {', '.join(STATUSES)}, not {item['status']!r}"
-        for key in ("content", "activeForm"):
-            if not item[key]:
-                return f"The parameter `{where}.{key}` cannot be empty"
-    return None
+                problems.append(f"The required parameter `{where}.{key}` is missing")
+            elif not isinstance(item[key], str):
+                problems.append(f"The parameter `{where}.{key}` type is expected as `string`")
+            elif key == "status" and item[key] not in STATUSES:
+                problems.append(f"The parameter `{where}.status` must be one of {', '.join(STATUSES)}, not {item[key]!r}")
+            elif key != "status" and not item[key]:
+                problems.append(f"The parameter `{where}.{key}` cannot be empty")
+    return problems
 
 
 def last_written(messages: Any) -> list[dict[str, Any]]:
@@ -56,15 +57,16 @@ def last_written(messages: Any) -> list[dict[str, Any]]:
             if (block.get("type") == "tool_use" and block.get("name") == NAME and block.get("id") in answered
                     and block.get("id") not in failed):
                 todos = block.get("input", {}).get("todos") if isinstance(block.get("input"), dict) else None
-                if isinstance(todos, list) and todos_problem(todos) is None:
+                if isinstance(todos, list) and not todos_problems(todos):
                     return _kept([_only_fields(item) for item in todos])
     return []
 
 
 def _write(arguments: dict[str, Any], context: Any) -> str:
     todos = arguments["todos"]
-    if problem := todos_problem(todos):
-        raise ToolError(f"InputValidationError: TodoWrite failed due to the following issue:\n{problem}")
+    if problems := todos_problems(todos):
+        which = "issue" if len(problems) == 1 else "issues"
+        raise ToolError(f"InputValidationError: TodoWrite failed due to the following {which}:\n" + "\n".join(problems))
     state, key = context.session.todo, agent_key(context.agent)
     before = state.todos(key)
     if before is None:
