@@ -25,6 +25,7 @@ class Usage:
     cache_read_tokens: int = 0
     cache_write_tokens: int = 0
     reasoning_tokens: int = 0  # the part of output_tokens spent reasoning, when the provider says
+    web_search_requests: int = 0  # searches the provider's web search ran (WebSearch's requests), priced apart
 
     def add(self, other: "Usage") -> None:
         """Add another usage record to this one."""
@@ -34,6 +35,7 @@ class Usage:
         self.cache_read_tokens += other.cache_read_tokens
         self.cache_write_tokens += other.cache_write_tokens
         self.reasoning_tokens += other.reasoning_tokens
+        self.web_search_requests += other.web_search_requests
 
     def as_dict(self) -> dict[str, int]:
         """Claude Code's field names."""

@@ -68,7 +68,8 @@ def chat_stream(content: str, annotations: list[dict]) -> str:
               {"choices": [{"index": 0, "delta": {"content": content[10:]}}]},
               {"choices": [{"index": 0, "delta": {"annotations": annotations}}]},
               {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]},
-              {"choices": [], "usage": {"prompt_tokens": 40, "completion_tokens": 30, "total_tokens": 70}}]
+              {"choices": [], "usage": {"prompt_tokens": 40, "completion_tokens": 30, "total_tokens": 70,
+                                        "server_tool_use": {"web_search_requests": 1}}}]
     return "".join(f"data: {json.dumps({**head, **chunk})}\n\n" for chunk in chunks) + "data: [DONE]\n\n"
 
 
@@ -98,7 +99,13 @@ def test_a_search_is_a_request_of_its_own_with_the_providers_web_search(agent):
     agent.script(call("WebSearch", query="best pears", allowed_domains=["pears.example"]), searched,
                  lambda request: text("Conference. Sources: [Pear guide](https://pears.example/guide)"))
     run = agent.run("Which pears are best?", "--output-format", "json")
-    assert json.loads(run.stdout)["result"] == "Conference. Sources: [Pear guide](https://pears.example/guide)"
+    result = json.loads(run.stdout)
+    assert result["result"] == "Conference. Sources: [Pear guide](https://pears.example/guide)"
+    # the search is counted and priced ($0.01) with the session's model, as Claude Code's modelUsage shows it
+    (used,) = result["modelUsage"].values()
+    tokens = (used["inputTokens"] * 1 + used["outputTokens"] * 5 + used["cacheCreationInputTokens"] * 1.25
+              + used["cacheReadInputTokens"] * 0.1) / 1_000_000  # claude-haiku-4-5's prices
+    assert used["webSearchRequests"] == 1 and round(used["costUSD"] - tokens, 6) == 0.01
     search = run.payloads[1]
     if agent.provider == "anthropic":
         assert {key: search[key] for key in ("max_tokens", "thinking", "temperature", "tools", "tool_choice", "stream")} == {

@@ -101,7 +101,7 @@ def model_usage(session) -> dict[str, dict[str, Any]]:
     limits = session.client.limits
     return {model: {"inputTokens": used.input_tokens, "outputTokens": used.output_tokens,
                     "cacheReadInputTokens": used.cache_read_tokens, "cacheCreationInputTokens": used.cache_write_tokens,
-                    "webSearchRequests": 0, "costUSD": cost_usd(model, used) or 0,
+                    "webSearchRequests": used.web_search_requests, "costUSD": cost_usd(model, used) or 0,
                     "contextWindow": context_window(model) or 0, "maxOutputTokens": limits.max_tokens(model)}
             for model, used in session.client.usage_by_model.items()}
 

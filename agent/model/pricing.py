@@ -1,8 +1,9 @@
 """What a run cost: a small price table for known models (USD per million tokens).
 
 Anthropic's list prices (OpenRouter charges the same for these models): input, output, cache write
-(5-minute TTL, 1.25x input) and cache read (0.1x input). A model not in the table has no cost: we
-report null rather than guess. Update the table when prices change.
+(5-minute TTL, 1.25x input) and cache read (0.1x input); each search of the provider's web search
+costs $0.01 more. A model not in the table has no cost: we report null rather than guess. Update
+the table when prices change.
 """
 
 from __future__ import annotations
@@ -17,6 +18,9 @@ PRICES_PER_MTOK: dict[str, tuple[float, float, float, float]] = {
 }
 
 
+WEB_SEARCH_USD = 0.01  # one search of the provider's web search ($10 per 1,000), as Claude Code adds it
+
+
 def price_key(model: str) -> str:
     """The table key for a provider's model id: `anthropic/claude-haiku-4.5` -> `claude-haiku-4-5`."""
     return model.removeprefix("anthropic/").replace(".", "-")
@@ -28,7 +32,8 @@ def cost_usd(model: str, usage: Usage) -> float | None:
     if prices is None:
         return None
     counts = (usage.input_tokens, usage.output_tokens, usage.cache_write_tokens, usage.cache_read_tokens)
-    return round(sum(count * price for count, price in zip(counts, prices)) / 1_000_000, 6)
+    tokens = sum(count * price for count, price in zip(counts, prices)) / 1_000_000
+    return round(tokens + usage.web_search_requests * WEB_SEARCH_USD, 6)
 
 
 def total_cost_usd(usage_by_model: dict[str, Usage]) -> float | None:

@@ -8,6 +8,7 @@ from typing import Any
 from agent.conversation import Reply, Stop, ToolCall, Usage, settle_stop, token_count
 from agent.errors import ProviderError
 from agent.model.wire import chat_stream
+from agent.model.wire.messages import web_searches
 from agent.model.wire.options import NO_OPTIONS, RequestOptions, WebSearch
 from agent.model.wire.provider_json import NOT_FINITE, has_non_finite
 from agent.workspace import InputLimitError, load_json
@@ -220,6 +221,7 @@ def _usage(raw: Any) -> Usage:
         cache_read_tokens=read,
         cache_write_tokens=written,
         reasoning_tokens=token_count(completion.get("reasoning_tokens")),
+        web_search_requests=web_searches(raw),
     )
 
 

@@ -147,12 +147,19 @@ def decode(body: Any) -> Reply:
             requests=1,
             cache_read_tokens=token_count(usage.get("cache_read_input_tokens")),
             cache_write_tokens=token_count(usage.get("cache_creation_input_tokens")),
+            web_search_requests=web_searches(usage),
         ),
         stop_reason=stop,
         blocks=blocks,
         thinking="\n\n".join(part for part in thinking if part),
         provider_stop_reason=raw_stop,
     )
+
+
+def web_searches(usage: dict) -> int:
+    """How many searches the provider's web search ran for a reply (`usage.server_tool_use`)."""
+    server = usage.get("server_tool_use")
+    return token_count(server.get("web_search_requests")) if isinstance(server, dict) else 0
 
 
 def _decode_call(block: dict, index: int) -> ToolCall:
