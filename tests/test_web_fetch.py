@@ -42,6 +42,9 @@ def test_a_page_is_read_by_a_second_request_and_the_model_gets_its_answer(agent,
     run = agent.run("When does the first ferry leave? See the timetable page.")
     assert (run.exit_code, run.stdout) == (0, "06:40.\n"), run.stderr
     [reader] = reader_requests(run)
+    [shape] = [payload for payload in run.payloads if not payload.get("tools")]
+    assert (shape["max_tokens"], shape["temperature"], shape["stream"]) == (32000, 1, True)  # as Claude Code's
+    assert shape["model"] == run.payloads[0]["model"]  # the session's model reads the page
     page = ("Web page content:\n---\nHarbour Ferries\n\nFerry timetable\n===============\n\n"
             "The **first ferry** leaves at **06:40** from [Pier 3](/pier.html).\n\nFares\n-----\n\n"
             "*   Adult: 4.20\n*   Child: 2.10\n\n1.  Buy a ticket\n2.  Board")

@@ -14,6 +14,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+from agent.errors import ProviderError
+from agent.model.wire.options import RequestOptions
 from agent.tools.base import Tool, ToolError, object_schema
 from agent.tools.web import reading
 from agent.tools.web.fetching import Page, fetch, page_from_record, page_record
@@ -22,6 +24,7 @@ from agent.transcripts import project_folder
 from agent.workspace import save_file
 
 READER_AGENT = "WebFetch"  # the agent label of the reader's requests (cassettes, traces, logs)
+READER_MAX_TOKENS = 32_000  # the reader's output limit, as Claude Code's
 MAX_PROMPT_CHARS = 10_000
 
 DESCRIPTION = """\
@@ -88,10 +91,21 @@ def _page(session: Any, agent: str, call_id: str | None, url: str) -> Page:
 
 
 def _read(session: Any, text: str, offset: int, prompt: str) -> str:
-    """The reader's answer: one request without tools, on the session's model."""
+    """The reader's answer: one request without tools on the session's model, shaped as Claude
+    Code's (streamed, thinking off, temperature 1, 32,000 tokens, no cache breakpoints). A provider
+    that fails it fails the call, not the run."""
     message = {"role": "user", "content": reading.reader_request(text, offset, prompt)}
-    reply = session.client.complete(reading.READER_SYSTEM, [message], [], session.model, READER_AGENT)
+    options = RequestOptions(thinking="disabled", temperature=1, cached=False)
+    try:
+        reply = session.client.complete(reading.READER_SYSTEM, [message], [], session.model, READER_AGENT,
+                                        on_text=_unwatched, own=options, max_tokens=READER_MAX_TOKENS)
+    except ProviderError as error:
+        raise ToolError(f"The page was fetched, but reading it failed: {error}") from error
     return reply.text.strip() or reading.NO_ANSWER
+
+
+def _unwatched(_: str) -> None:
+    """Streamed as Claude Code's reader is; nobody watches the text."""
 
 
 def _save_binary(session: Any, call_id: str | None, page: Page) -> str:
