@@ -81,7 +81,9 @@ def test_plan_is_a_read_only_built_in(agent):
     assert "Plan: Software architect agent for designing implementation plans" in main
     plan = [p for p in run.payloads if PLAN in json.dumps(p.get("system") or p["messages"][0])]
     assert len(plan) == 1
-    assert tool_names(plan[0]) == ["Read", "Bash", "Glob", "Grep"]
+    read_only = [name for name in tool_names(run.payloads[0]) if name not in ("Agent", "SendMessage", "Edit", "Write",
+                                                                               "NotebookEdit")]
+    assert "Read" in read_only and tool_names(plan[0]) == read_only  # all but delegating and editing
 
 
 def test_explore_and_plan_start_without_memory_or_git_the_others_with_both(agent):

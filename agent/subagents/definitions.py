@@ -84,6 +84,9 @@ _REPORT_BACK = (
     "of the answer exactly."
 )
 
+# What Explore and Plan do without, as Claude Code lists their tools ("All tools except Agent, ..., Edit,
+# Write, NotebookEdit"): read-only, every other tool kept (Skill, WebFetch, WebSearch, the task tools).
+READ_ONLY_DROPPED = ("Agent", "Edit", "Write", "NotebookEdit")
 # The depths Claude Code's Explore description offers its caller (who writes one into the task).
 EXPLORE_THOROUGHNESS = ('"quick" for a single targeted lookup, "medium" for a moderate exploration, or "very thorough" '
                         "to search across multiple locations and naming conventions")
@@ -105,7 +108,7 @@ BUILTIN_AGENTS: dict[str, AgentDefinition] = {
             "state. Report your findings with file paths (and line numbers where they help), and say "
             "plainly what you could not find.\n\n" + _REPORT_BACK
         ),
-        tools=("Read", "Glob", "Grep", "Bash"),
+        disallowed_tools=READ_ONLY_DROPPED,
         omit_claude_md=True,  # research stays fast and cheap: no CLAUDE.md, no git status
         omit_git_status=True,
     ),
@@ -142,7 +145,7 @@ BUILTIN_AGENTS: dict[str, AgentDefinition] = {
             "End your answer with a section \"### Critical Files for Implementation\" listing the 3-5 files "
             "that matter most for carrying out the plan.\n\n" + _REPORT_BACK
         ),
-        disallowed_tools=("Agent", "Edit", "Write"),  # read-only: every tool but delegating and editing
+        disallowed_tools=READ_ONLY_DROPPED,
         omit_claude_md=True,  # as Explore
         omit_git_status=True,
     ),

@@ -42,6 +42,7 @@ class KnownAgent:
     messages: list[dict[str, Any]] | None = None  # its conversation, kept when no transcript holds it
     isolated: bool = False  # it ran in a worktree of its own: continued there while that is kept
     effort: str | None = None  # the effort its Agent call asked for, kept when it is continued
+    background: bool = False  # it first ran in the background: continued with the tools it had there
 
 
 @dataclass
@@ -87,15 +88,15 @@ class AgentRegistry:
 
 
 def remember_run(session, agent_id: str, kind: str, name: str, model: str, messages: list[dict[str, Any]],
-                 isolated: bool = False, effort: str | None = None) -> bool:
+                 isolated: bool = False, effort: str | None = None, background: bool = False) -> bool:
     """Register a subagent run that can be continued (not Explore or Plan); whether it can. Its
     messages are kept only when no transcript holds them; `isolated`: it ran in a worktree;
-    `effort`: the one its Agent call asked for."""
+    `effort`: the one its Agent call asked for; `background`: it first ran in the background."""
     if kind in NOT_RESUMABLE:
         return False
     session.agent_registry.remember(KnownAgent(agent_id, kind, name, model,
                                                list(messages) if session.transcripts is None else None, isolated,
-                                               effort))
+                                               effort, background))
     return True
 
 
@@ -126,7 +127,7 @@ def send_message_tool() -> Tool:
                 spec = subagent_spec(session, definition, context.agent, known.kind, [known.model],
                                      parent_tool_use_id=context.call_id, own=own,
                                      agent_id=known.agent_id, agent_name=known.name, effort=known.effort,
-                                     workspace=worktree.workspace if worktree else None)
+                                     workspace=worktree.workspace if worktree else None, background=known.background)
                 result = run_subagent(spec, prompt, session, known.kind, summary, history=history)
         except ProviderError as exc:  # stopped before it wrote anything new (after some, it hands that back)
             raise ToolError(ended_early(f"the {known.kind} agent {known.agent_id}", exc)) from None
@@ -134,7 +135,7 @@ def send_message_tool() -> Tool:
             with registry.lock:
                 registry.running.discard(known.agent_id)
         remember_run(session, known.agent_id, known.kind, known.name, known.model, result.messages, known.isolated,
-                     known.effort)
+                     known.effort, known.background)
         return format_result(known.kind, known.agent_id, result, True, worktree.lines() if worktree else ())
 
     properties = {

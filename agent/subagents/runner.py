@@ -25,9 +25,10 @@ from agent.skills.commands import command_context
 from agent.skills.discovery import SkillError
 from agent.skills.render import render
 from agent.subagents.agent_memory import agent_memory, memory_tools
+from agent.subagents.background_tools import background_tools
 from agent.subagents.definitions import AgentDefinition, filter_tools, tool_name
 from agent.subagents.models import subagent_effort, subagent_model
-from agent.subagents.startup import subagent_context
+from agent.subagents.startup import skill_listing, subagent_context
 from agent.subagents.worktree_guard import guarded
 from agent.subagents.worktrees import WORKTREE_FACTS
 from agent.subagents.results import recovered
@@ -44,7 +45,7 @@ def subagent_spec(
     session, definition: AgentDefinition, parent: AgentSpec, label: str, models: list[str | None] = (),
     exclude_skill: str | None = None, granted: tuple[str, ...] = (), parent_tool_use_id: str | None = None,
     own: Sequence[Tool] = (), agent_id: str | None = None, agent_name: str | None = None, workspace: Any = None,
-    effort: str | None = None,
+    effort: str | None = None, background: bool = False,
 ) -> AgentSpec:
     """The AgentSpec for running `definition` one level below `parent`: its body as system prompt
     (plus any preloaded skills and the environment note), its filtered tools with its `own` MCP
@@ -54,7 +55,8 @@ def subagent_spec(
     its parent allows) in the mode its permissionMode and the parent's combine to (see
     agent.permissions.modes), plus the `granted` rules. It works in `workspace` (its worktree, see
     agent.subagents.worktrees), else in its parent's: the policy's workspace is then that worktree,
-    and its Bash, Write and Edit are held to it (agent.subagents.worktree_guard)."""
+    and its Bash, Write and Edit are held to it (agent.subagents.worktree_guard). In the
+    `background`, it keeps only Claude Code's allow-list of built-ins (agent.subagents.background_tools)."""
     depth = parent.depth + 1
     workspace = workspace or parent.workspace or session.workspace
     extra = {tool.name: tool for tool in own}
@@ -67,6 +69,8 @@ def subagent_spec(
     memory = agent_memory(definition, session)
     if memory is not None:  # Read, Write and Edit, whatever its tools say
         names = memory_tools(names, [tool.name for tool in tools], {tool_name(e) for e in definition.disallowed_tools})
+    if background:
+        names = background_tools(names, definition.name)
     own_mode = parent.policy.for_agent(definition.permission_mode) if parent.policy is not None else None
     policy = grant(own_mode, (*granted, *(memory.rules if memory else ())))
     if policy is not None and workspace.shared:  # the worktree is where its edits need no approval
@@ -103,7 +107,7 @@ def subagent_spec(
         observer=parent.observer,
         parent_tool_use_id=parent_tool_use_id,
         hooks=definition.hooks.for_subagent() if definition.hooks else None,  # active only while it runs
-        context=subagent_context(session, definition),
+        context=subagent_context(session, definition, skill_listing(session, exclude_skill) if "Skill" in names else None),
         workspace=workspace,
     )
 

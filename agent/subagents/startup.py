@@ -1,6 +1,7 @@
 """What a new conversation's first message opens with before its task, as Claude Code 2.1.332 sends
-it: the CLAUDE.md block, then the git status snapshot (`# gitStatus`, the session's, taken once when
-it started: agent.processes.git_status).
+it: for a subagent that has the Skill tool, the listing of the skills it may invoke; the CLAUDE.md
+block; then the git status snapshot (`# gitStatus`, the session's, taken once when it started:
+agent.processes.git_status).
 
 The main conversation gets both; when the session runs as a custom agent with a prompt of its own
 (--agent), it starts without the snapshot, and the agent's omitClaudeMd is ignored. A subagent gets
@@ -11,11 +12,13 @@ chosen otherwise.
 
 from __future__ import annotations
 
+from agent.skills.catalog import SHORTENED_NOTE
 from agent.subagents.definitions import AgentDefinition
 
 CONTEXT_INTRO = "As you answer the user's questions, you can use the following context:"
 CONTEXT_NOTE = ("This context was attached automatically; it isn't part of the user's message. It describes the "
                 "user's own workspace, so they don't need it reported back.")
+SKILLS_INTRO = "The following skills are available for use with the Skill tool:"
 
 
 def main_context(session) -> tuple[str, ...]:
@@ -25,10 +28,24 @@ def main_context(session) -> tuple[str, ...]:
     return _present(session.memory, None if own_prompt else git_block(session.git_status))
 
 
-def subagent_context(session, definition: AgentDefinition) -> tuple[str, ...]:
-    """The context blocks a subagent running `definition` opens its first message with."""
-    return _present(None if definition.omit_claude_md else session.memory,
+def subagent_context(session, definition: AgentDefinition, skills: str | None = None) -> tuple[str, ...]:
+    """The context blocks a subagent running `definition` opens its first message with: the
+    `skills` listing when it has the Skill tool (`skill_listing`), CLAUDE.md, the git snapshot."""
+    return _present(skills, None if definition.omit_claude_md else session.memory,
                     None if definition.omit_git_status else git_block(session.git_status))
+
+
+def skill_listing(session, exclude_skill: str | None = None) -> str | None:
+    """The block listing the skills a subagent with the Skill tool may invoke, as Claude Code gives
+    it one (the main conversation has them in its system prompt): the session's catalog lines,
+    fitted to the same budget, less `exclude_skill` (a forked skill's own); None when none is left."""
+    catalogs = session.catalogs
+    names = [name for name, skill in session.skills.items() if skill.model_invocable]
+    lines = [line for name, line in zip(names, catalogs.skill_lines) if name != exclude_skill]
+    if not lines:
+        return None
+    note = [SHORTENED_NOTE.format(tool="Skill")] if catalogs.shortened else []
+    return "\n".join(["<system-reminder>", SKILLS_INTRO, "", *lines, *note, "</system-reminder>"])
 
 
 def git_block(snapshot) -> str | None:

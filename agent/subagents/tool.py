@@ -108,7 +108,7 @@ def agent_tool(agents: dict[str, AgentDefinition], entries: dict[str, Entry], li
                 with agent_servers(session, definition) as own:  # its inline MCP servers run as long as it does
                     spec = subagent_spec(session, definition, context.agent, kind, [arguments.get("model")],
                                          parent_tool_use_id=context.call_id, own=own, effort=arguments.get("effort"),
-                                         workspace=worktree.workspace if worktree else None)
+                                         workspace=worktree.workspace if worktree else None, background=background)
                     result = run_subagent(spec, arguments["prompt"], session, kind, arguments["description"],
                                           background=background)
             finally:
@@ -117,7 +117,7 @@ def agent_tool(agents: dict[str, AgentDefinition], entries: dict[str, Entry], li
                 if worktree is not None:  # kept when it changed, else removed with its branch
                     close_worktree(session, context.agent.name, worktree)
             return result, remember_run(session, agent_id, kind, kind, spec.model, result.messages,
-                                        worktree is not None, arguments.get("effort"))
+                                        worktree is not None, arguments.get("effort"), background)
 
         if background:  # returns at once; the report comes back as a notification (agent.subagents.background)
             task = Task(agent_id, context.call_id, kind, arguments["description"], arguments["prompt"], worktree=worktree)
