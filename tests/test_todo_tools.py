@@ -199,3 +199,22 @@ def test_task_stop_stops_a_background_agent_and_its_notification_says_killed(age
     assert "<status>killed</status>" in last and "was stopped by Claude" in last and "There are three" not in last
     [note] = [line for line in stream(run) if line.get("subtype") == "task_notification"]
     assert note["status"] == "stopped"
+
+
+def test_an_agent_already_reported_on_is_not_running_and_a_forked_session_starts_a_new_list(agent):
+    launch = call("Agent", description="quick", prompt="Say hi.", subagent_type="general-purpose")
+    agent.script(create("Keep", "d"), launch)
+    agent.route("Say hi.", text("hi"))
+    agent.script(
+        text("Waiting for it."),  # the turn would end: the agent's report arrives, and the model goes on
+        lambda req: call("TaskStop", task_id=json.dumps(req.messages).split("agentId: ")[1].split(" ")[0]),
+        text("Nothing to stop."),
+    )
+    run = agent.run("Start it.", "--output-format", "json")
+    assert run.exit_code == 0, run.stderr
+    assert results(agent, run)[-1].removeprefix("Error: ").startswith("Task a")
+    assert results(agent, run)[-1].endswith(" is not running (status: completed)")
+    agent.script(call("TaskList"), text("Empty."))
+    forked = agent.run("List.", "--resume", json.loads(run.stdout)["session_id"], "--fork-session")
+    assert forked.exit_code == 0, forked.stderr
+    assert results(agent, forked)[-1] == "No tasks found"  # as Claude Code: the new session's own list

@@ -84,16 +84,20 @@ class Background:
         return LAUNCHED.format(id=task.agent_id)
 
     def stop(self, agent_id: str) -> Task | None:
-        """TaskStop: the agent `agent_id` (not yet reported on) is stopped, and returned; None when
-        no such agent is pending. Its notification says it was killed and carries no report. Its
+        """TaskStop: the agent `agent_id`, not yet reported on, is stopped and returned; None when
+        the session launched no such agent, and Claude Code's ToolError when it was reported on
+        already (or stopped). Its notification says it was killed and carries no report. Its
         thread is not cut short (the loop has no per-agent stop): it ends on its own and is still
         waited for, so a recording holds all of its requests and a replay stops it alike, however
         far it got when the call came."""
         with self._lock:
-            task = next((t for t in self.tasks if t.agent_id == agent_id and not t.delivered and not t.stopped), None)
-            if task is not None:
+            task = next((t for t in self.tasks if t.agent_id == agent_id), None)
+            if task is not None and not (task.delivered or task.stopped):
                 task.stopped = True
-        return task
+                return task
+        if task is None:
+            return None
+        raise ToolError(f"Task {agent_id} is not running (status: {_ending(task)[0]})")
 
     def deliver(self, cancelled: threading.Event) -> dict[str, Any] | None:
         """Wait for every background agent not yet reported on (Ctrl-C, `cancelled`, stops the
