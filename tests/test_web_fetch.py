@@ -140,3 +140,21 @@ def test_a_session_that_read_the_web_replays_with_the_site_gone(agent, site, tmp
     plain = agent.replay()
     assert (plain.exit_code, plain.stdout) == (0, "06:40.\n"), plain.stderr
     assert site.hits["/page.html"] == (1 if agent.recording else 0)
+
+
+def test_a_subagent_given_webfetch_reads_the_web_too(agent, site):
+    """An agent whose definition lists WebFetch gets it (no warning that it is missing), and its
+    fetch is recorded under its name and replayed like the main conversation's."""
+    agent.agent_file("scout.md", "scout", "Reads web pages.", "You read web pages.", extra="tools: WebFetch")
+    agent.script(call("Agent", description="Read the timetable", prompt="When does the first ferry leave?",
+                      subagent_type="scout", run_in_background=False),
+                 call("WebFetch", url=f"{site.base}/page.html", prompt="First ferry?"), text(READER_ANSWER),
+                 text("06:40, from Pier 3."), text("The first ferry leaves at 06:40."))
+    run = agent.run("Ask the scout when the first ferry leaves.")
+    assert (run.exit_code, run.stdout) == (0, "The first ferry leaves at 06:40.\n"), run.stderr
+    assert "WebFetch" not in run.stderr  # not dropped from its tools
+    scout = [payload for payload in run.payloads if len(payload.get("tools", [])) == 1]
+    assert scout and "WebFetch" in json.dumps(scout[0]["tools"])
+    assert "fetch: https://127.0.0.1:" in run.cassette.read_text() and "agent: scout" in run.cassette.read_text()
+    site.close()
+    assert agent.replay("--replay-tools").stdout == "The first ferry leaves at 06:40.\n"
