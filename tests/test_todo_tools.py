@@ -126,7 +126,7 @@ def test_a_foreground_subagent_shares_the_list_and_it_outlives_the_run(agent):
     assert results(agent, resumed)[-1] == "Task #3: Later\nStatus: pending\nDescription: dl"
 
 
-def test_stream_json_shows_what_the_list_became_on_the_result_line(agent):
+def test_stream_json_shows_what_the_list_became_on_the_result_line_and_the_list_is_kept_without_a_transcript(agent):
     agent.script(
         create("Write tests", "Write the tests"),
         call("TaskUpdate", taskId="1", status="in_progress"),
@@ -134,8 +134,10 @@ def test_stream_json_shows_what_the_list_became_on_the_result_line(agent):
         call("TaskGet", taskId="7"),
         text("Done."),
     )
-    run = agent.run("Plan it.", "--output-format", "stream-json", "--verbose")
+    run = agent.run("Plan it.", "--output-format", "stream-json", "--verbose", "--no-session-persistence")
     assert run.exit_code == 0, run.stderr
+    session_id = stream(run)[-1]["session_id"]  # no transcript, yet the list is kept, as Claude Code keeps it
+    assert (agent.home / ".claude" / "tasks" / session_id / "1.json").is_file()
     shown = [line.get("tool_use_result") for line in stream(run) if line["type"] == "user"]
     assert shown == [
         {"task": {"id": "1", "subject": "Write tests", "description": "Write the tests"}},

@@ -232,8 +232,10 @@ def build_session(args: argparse.Namespace, environment: Environment, observer=N
         tool_runs=runs,
         approver=replay_approver(args, recorded),
     )
-    # the task list is kept where Claude Code keeps it, so --continue and --resume find it (not under --replay-tools)
-    session.todo = TodoState(TaskList(tasks_folder(home, session_id) if session.transcripts is not None else None),
+    # the task list is kept where Claude Code keeps it (--no-session-persistence too), so --continue and --resume
+    # find it; --replay-tools writes nothing
+    writes = not args.replay_tools and getattr(args, "home_writable", True)
+    session.todo = TodoState(TaskList(tasks_folder(home, session_id) if writes else None),
                              todo_write=not environment["CLAUDE_CODE_ENABLE_TASKS"])
     apply_run_controls(args, session)  # --max-budget-usd, --fallback-model, --json-schema: before any server or request
     session.mcp = session_servers(args, environment, cwd, home, trusted, recorded, policy_sources)  # they run commands, as hooks do

@@ -31,7 +31,7 @@ DELETED = "deleted"
 TASK_FILE_BYTES = 256 * 1024
 MAX_TASK_FILES = 1000  # tasks of one session read back
 HIGH_WATERMARK = ".highwatermark"
-_ID = re.compile(r"[1-9][0-9]{0,8}")
+_ID = re.compile(r"[1-9][0-9]{0,15}")
 # the order of a task's keys in its file, as Claude Code writes them
 _KEYS = ("id", "subject", "description", "activeForm", "owner", "status", "blocks", "blockedBy", "metadata")
 
