@@ -68,3 +68,21 @@ def test_a_recorded_fetch_of_the_wrong_shape_is_one_line_before_any_request(agen
     assert "(a web fetch): the response's `status` must be an HTTP status" in replayed.stderr
     assert len(replayed.stderr.strip().splitlines()) == 1 and "Traceback" not in replayed.stderr
     assert json.loads(json.dumps(data))  # the rest of the cassette is as recorded
+
+
+def test_plan_mode_lets_an_allowed_fetch_run_and_asks_for_the_others(agent, tmp_path, monkeypatch):
+    """As Claude Code 2.1.332 did under --permission-mode plan: WebFetch is not refused for the
+    mode; an allowed domain is read, another needs approval (none in -p)."""
+    site = WebSite(tmp_path / "site")
+    monkeypatch.setenv("NODE_EXTRA_CA_CERTS", str(site.ca_file))
+    agent.settings({"permissions": {"allow": ["WebFetch(domain:127.0.0.1)"]}})
+    agent.script(call("WebFetch", url=f"{site.base}/notes.md", prompt="What does it say?"), text("Keep left."),
+                 call("WebFetch", url="https://docs.example.com/", prompt="x"), text("done"))
+    try:
+        run = agent.run("Read the notes and the docs.", "--permission-mode", "plan")
+    finally:
+        site.close()
+    assert run.exit_code == 0, run.stderr
+    last = run.bodies[-1]
+    assert "Keep left." in last and "WebFetch needs approval, and none can be given in -p mode" in last
+    assert "plan mode" not in last.split("Keep left.")[1]

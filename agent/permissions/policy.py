@@ -20,6 +20,7 @@ from agent.permissions.web_domains import domain_matches, fetch_host
 READ_FAMILY = ("Read", "Glob", "Grep")  # a Read rule applies to every tool that reads files
 EDIT_FAMILY = ("Edit", "Write")  # an Edit rule applies to every tool that edits files
 FREE_TOOLS = ("Agent",)  # launching a subagent changes nothing; its own tools are checked (dontAsk: see check)
+ASKING_READS = ("WebFetch",)  # read nothing of the machine, so plan mode lets them run, but each use is approved
 _QUIET_FILES = ("/dev/null",)  # writes nothing (the standard streams depend on the line: see bash_check)
 
 
@@ -59,7 +60,7 @@ class Policy:
             return refusal("deny", subject, rule)
         if self.mode != "bypassPermissions" and (rule := self._first_match("ask", tool_name, args, paths)):
             return refusal("ask", subject, rule)
-        if self.mode == "plan" and not (read_only or tool_name in FREE_TOOLS):
+        if self.mode == "plan" and not (read_only or tool_name in FREE_TOOLS + ASKING_READS):
             return refusal("plan", subject)
         if entries := self._unnamed_sensitive(tool_name, args, paths):
             rules = self._suggestions(tool_name, args)
