@@ -186,3 +186,44 @@ def test_hostile_notebooks_are_tool_errors_and_never_written(agent):
     assert found[7].startswith("Error: Notebook content (") and "exceeds maximum allowed size (256KB)" in found[7]
     assert found[8] == "Error: File has not been read yet. Read it first before writing to it."  # its Read failed
     assert all((agent.workspace / name).read_text() == content for name, content in files.items())
+
+
+def test_notebook_edits_follow_the_edit_rules_and_modes(agent):
+    path = agent.write("nb.ipynb", json.dumps(NOTEBOOK))
+    steps = (call("Read", file_path="nb.ipynb"), edit(str(path), cell_id="code-b", new_source="x = 2"))
+    agent.settings({"permissions": {"defaultMode": "default"}})
+    agent.script(*steps, text("Asked."))
+    asked = results(agent.run("Edit.").payloads[-1])[1]
+    assert asked.startswith("Error: NotebookEdit of 'nb.ipynb' needs approval") and "--allowedTools 'Edit(" in asked
+    agent.settings({"permissions": {"defaultMode": "acceptEdits", "deny": ["Edit(secret/**)"]}})
+    secret = agent.write("secret/s.ipynb", json.dumps(NOTEBOOK))
+    agent.script(*steps, call("Read", file_path="secret/s.ipynb"), edit(str(secret), cell_id="code-b", new_source="y"),
+                 text("Edited."))
+    accepted = results(agent.run("Edit.").payloads[-1])
+    assert accepted[1] == "Updated cell code-b with x = 2"  # acceptEdits approves an edit in the workspace
+    assert accepted[3].startswith("Error: NotebookEdit of 'secret/s.ipynb' is denied by the permission rule "
+                                  "'Edit(secret/**)'")
+    assert json.loads(secret.read_text()) == NOTEBOOK
+
+
+def test_a_worktree_isolated_agent_edits_only_its_own_notebooks(tmp_path):
+    from types import SimpleNamespace
+
+    from agent.subagents.worktree_guard import guarded
+    from agent.tools.notebook_edit import NOTEBOOK_EDIT
+    from agent.tools.base import ToolError
+    from agent.workspace import Workspace
+
+    main = tmp_path / "repo"
+    worktree = main / ".claude" / "worktrees" / "agent-a0123456789abcdef"
+    worktree.mkdir(parents=True)
+    (main / "nb.ipynb").write_text(json.dumps(NOTEBOOK))
+    (tool,) = guarded([NOTEBOOK_EDIT])
+    context = SimpleNamespace(workspace=Workspace(worktree, (main,)), messages=[])
+    try:
+        tool.run({"notebook_path": str(main / "nb.ipynb"), "cell_id": "md-1", "new_source": "z"}, context)
+    except ToolError as refused:
+        assert "Edit the worktree copy of this file instead of the shared-checkout path" in str(refused)
+    else:
+        raise AssertionError("the shared checkout's notebook was edited")
+    assert json.loads((main / "nb.ipynb").read_text()) == NOTEBOOK

@@ -18,7 +18,7 @@ from agent.permissions.sensitive import names_entry, sensitive_name
 from agent.permissions.web_domains import domain_matches, fetch_host
 
 READ_FAMILY = ("Read", "Glob", "Grep")  # a Read rule applies to every tool that reads files
-EDIT_FAMILY = ("Edit", "Write")  # an Edit rule applies to every tool that edits files
+EDIT_FAMILY = ("Edit", "Write", "NotebookEdit")  # an Edit rule applies to every tool that edits files
 FREE_TOOLS = ("Agent",)  # launching a subagent changes nothing; its own tools are checked (dontAsk: see check)
 ASKING_READS = ("WebFetch",)  # read nothing of the machine, so plan mode lets them run, but each use is approved
 _QUIET_FILES = ("/dev/null",)  # writes nothing (the standard streams depend on the line: see bash_check)
@@ -180,7 +180,7 @@ class Policy:
 
     def _target(self, tool: str, args: dict[str, Any]) -> Path | None:
         """The absolute, normalised path a file tool works on, resolved as the tools resolve it."""
-        value = args.get("path" if tool in ("Glob", "Grep") else "file_path")
+        value = args.get("path" if tool in ("Glob", "Grep") else "notebook_path" if tool == "NotebookEdit" else "file_path")
         if not isinstance(value, str) or not value:
             return normal_path(self.cwd) if tool in ("Glob", "Grep") else None
         if value == "~" or value.startswith("~/"):

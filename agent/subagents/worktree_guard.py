@@ -1,5 +1,5 @@
 """What a worktree-isolated agent may not do (see `worktrees`), refused in Claude Code's words
-before the tool runs: Write and Edit of a file in the shared checkout (outside its worktree), and
+before the tool runs: Write, Edit and NotebookEdit of a file in the shared checkout (outside its worktree), and
 a Bash command that points git at the shared checkout: `git -C`, `--git-dir` or `--work-tree`
 there, `GIT_DIR` or `GIT_WORK_TREE` set to it, or a `cd` into it before git runs. As the seed
 says, a command is refused too when its text cannot show that every git it runs stays in the
@@ -27,7 +27,8 @@ from agent.permissions.wrappers import command_name
 from agent.tools.base import Tool, ToolError
 from agent.workspace import Workspace
 
-EDIT_TOOLS = ("Write", "Edit")
+EDIT_TOOLS = ("Write", "Edit", "NotebookEdit")
+_PATH_ARGUMENT = {"NotebookEdit": "notebook_path"}  # the others name the file in file_path
 _VARIABLES = ("GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR")
 _DECLARES = ("export", "declare", "typeset", "local", "readonly")
 _VALUE_OPTIONS = ("-C", "-c", "--git-dir", "--work-tree", "--namespace", "--super-prefix")  # their value may follow
@@ -42,7 +43,7 @@ EDIT_REFUSAL = ("This agent is isolated in the worktree {worktree}. Edit the wor
 
 
 def guarded(tools: Iterable[Tool]) -> list[Tool]:
-    """`tools` with the checks above in front of Bash, Write and Edit (others unchanged)."""
+    """`tools` with the checks above in front of Bash, Write, Edit and NotebookEdit (others unchanged)."""
     return [replace(tool, run=_checked(tool)) if tool.name in ("Bash", *EDIT_TOOLS) else tool for tool in tools]
 
 
@@ -51,7 +52,7 @@ def _checked(tool: Tool):
         workspace = context.workspace
         if workspace.shared:
             refusal = bash_refusal(arguments.get("command"), workspace) if tool.name == "Bash" else \
-                edit_refusal(arguments.get("file_path"), workspace)
+                edit_refusal(arguments.get(_PATH_ARGUMENT.get(tool.name, "file_path")), workspace)
             if refusal:
                 raise ToolError(refusal)
         return tool.run(arguments, context)
