@@ -9,6 +9,7 @@ import json
 import re
 
 import pytest
+import yaml
 
 from scripted_model import call, text
 from web_site import PNG, WebSite
@@ -158,3 +159,20 @@ def test_a_subagent_given_webfetch_reads_the_web_too(agent, site):
     assert "fetch: https://127.0.0.1:" in run.cassette.read_text() and "agent: scout" in run.cassette.read_text()
     site.close()
     assert agent.replay("--replay-tools").stdout == "The first ferry leaves at 06:40.\n"
+
+
+def test_a_fetch_the_cassette_does_not_hold_is_drift(agent, site, tmp_path):
+    """A replay never falls back to the network: a page the cassette lacks ends the replay as drift."""
+    agent.script(call("WebFetch", url=f"{site.base}/page.html", prompt="First ferry?"), text(READER_ANSWER),
+                 text("06:40."))
+    if agent.recording:
+        assert agent.run("When does the first ferry leave?").exit_code == 0
+    data = yaml.safe_load(agent.cassette_path(1).read_text())
+    data["tool_runs"] = [entry for entry in data["tool_runs"] if "fetch" not in entry]
+    stripped = tmp_path / "no-pages.yaml"
+    stripped.write_text(yaml.safe_dump(data, allow_unicode=True))
+    for flags in ((), ("--replay-tools",)):
+        replayed = agent.replay(*flags, cassette=stripped)
+        assert replayed.exit_code == 1 and replayed.stdout == "", replayed.stderr
+        assert f"a web fetch the cassette {stripped} does not hold: main fetched https://127.0.0.1:" in replayed.stderr
+    assert site.hits["/page.html"] == (1 if agent.recording else 0)
