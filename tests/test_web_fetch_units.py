@@ -52,3 +52,12 @@ def test_broken_and_deeply_nested_html_converts_in_linear_time():
     started = time.monotonic()
     converted = html_to_markdown("<div><span>" * 50_000 + "deep" + "</span></div>" * 50_000)
     assert converted == "deep" and time.monotonic() - started < 10
+
+
+def test_a_page_is_decoded_by_its_charset_quoted_or_not():
+    from agent.tools.web.reading import page_text
+
+    latin = "café".encode("latin-1")
+    assert page_text(Page("u", 200, "OK", 'text/plain; charset="iso-8859-1"', latin)) == "café"
+    assert page_text(Page("u", 200, "OK", "text/plain; charset=bogus", b"plain")) == "plain"
+    assert page_text(Page("u", 200, "OK", "text/plain", latin)) == "caf\ufffd"  # not UTF-8: replaced, never an error

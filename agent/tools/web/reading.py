@@ -47,7 +47,7 @@ def is_binary(page: Page) -> bool:
 
 def page_text(page: Page) -> str:
     """The text the reader is shown of the whole page."""
-    charset = re.search(r"charset=([\w.:-]+)", page.content_type, re.IGNORECASE)
+    charset = re.search(r"charset=\"?([\w.:-]+)", page.content_type, re.IGNORECASE)
     try:
         text = page.body.decode(charset.group(1) if charset else "utf-8", errors="replace")
     except LookupError:  # a charset Python does not know
