@@ -58,7 +58,11 @@ class Session:
     fork_mode: bool = True  # CLAUDE_CODE_FORK_SUBAGENT: the Agent tool offers the fork type (agent.subagents.forks)
     model_aliases: dict[str, str] = field(default_factory=dict)  # alias -> model id, for this provider
     memory: str | None = None  # the CLAUDE.md context block that opens every conversation
+    instructions: Any = None  # agent.tools.instructions.Instructions: a subfolder's CLAUDE.md and rules, on demand
     git_status: Any = None  # agent.processes.git_status.GitStatus taken at start (a replay's: recorded), or None
+    # agent.processes.git_status.WorktreeSnapshots: the snapshots worktree agents start with (recorded
+    # or replayed through the cassette's setup); None: taken from each worktree
+    worktree_snapshots: Any = None
     system_prompt: str | None = None  # --system-prompt: replaces our instructions in the main prompt
     append_system_prompt: str | None = None  # --append-system-prompt: added at the end of it
     append_subagent_system_prompt: str | None = None  # --append-subagent-system-prompt: ends every subagent's

@@ -115,8 +115,11 @@ def recording(args: argparse.Namespace, session, environment: Environment, turns
     if args.replay:
         from agent.record.replaying import replaying
 
+        from agent.cli.git_context import replay_worktree_snapshots
+
         if args.replay_tools:
             mcp_in_cassette(session, recorded.setup, replaying=True)
+        replay_worktree_snapshots(session, recorded)  # worktree agents' git snapshots, as recorded
 
         return replaying(recorded, client.http, client.current_agent, match_rules(args, recorded),
                          update=getattr(args, "update_cassette", None), explain=drift_cause,

@@ -3,7 +3,8 @@ when a run starts, unless `includeGitInstructions: false` in a settings file (th
 that says wins) or CLAUDE_CODE_DISABLE_GIT_INSTRUCTIONS (which wins over the settings) turns it
 off. A recording keeps it in its cassette's setup (`git_status`), and a replay shows the model that
 one instead of the repository's state now: it runs no git and does not depend on the folder it
-replays in (a regression replay in a repository that has moved on still matches)."""
+replays in (a regression replay in a repository that has moved on still matches). So it is with
+the snapshots worktree-isolated agents start with (`worktree_git_status`)."""
 
 from __future__ import annotations
 
@@ -12,8 +13,8 @@ from typing import Any, Collection
 
 from agent.cli.environment import Environment
 from agent.permissions.settings import settings_switch
-from agent.processes.git_status import GitStatus, take_git_status
-from agent.record.git_status import SETUP_KEY
+from agent.processes.git_status import GitStatus, WorktreeSnapshots, take_git_status
+from agent.record.git_status import SETUP_KEY, WORKTREE_KEY
 
 
 def session_git_status(recorded, environment: Environment, cwd: Path, home: Path, sources: Collection[str],
@@ -40,6 +41,19 @@ def git_instructions_on(environment: Environment, cwd: Path, home: Path, sources
 
 
 def keep_in_setup(session, setup: dict[str, Any]) -> None:
-    """Recording: the setup keeps the session's snapshot, for its replays."""
+    """Recording: the setup keeps the session's snapshot, and those its worktree agents start
+    with as they are taken (by worktree name, sorted: parallel agents start in any order), for its
+    replays."""
     if session.git_status is not None:
         setup[SETUP_KEY] = session.git_status.as_setup()
+
+    def keep(name: str, snapshot: dict[str, str]) -> None:
+        setup[WORKTREE_KEY] = dict(sorted({**setup.get(WORKTREE_KEY, {}), name: snapshot}.items()))
+
+    session.worktree_snapshots = WorktreeSnapshots(on_taken=keep)
+
+
+def replay_worktree_snapshots(session, recorded) -> None:
+    """Replaying: worktree agents start with the snapshots the recording kept (none for others)."""
+    kept = {} if recorded.inferred else recorded.setup.get(WORKTREE_KEY, {})
+    session.worktree_snapshots = WorktreeSnapshots(recorded=kept)

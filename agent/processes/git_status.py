@@ -7,6 +7,7 @@ drivers off (a repository someone else packed can name a command in any of them,
 would run it), each command with a timeout and its output bounded, and only when the start folder's
 work tree begins at the repository holding `.git` (a `core.worktree` elsewhere could list files
 outside it). Whatever goes wrong, the snapshot is left out: it is a help, never a reason to stop.
+A worktree-isolated agent starts with its worktree's own snapshot (`WorktreeSnapshots`).
 """
 
 from __future__ import annotations
@@ -14,8 +15,10 @@ from __future__ import annotations
 import logging
 import os
 import shlex
+import threading
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Callable
 
 from agent.processes.running import run_shell
 from agent.workspace import project_folders
@@ -68,6 +71,32 @@ class GitStatus:
     def as_setup(self) -> dict[str, str]:
         """The snapshot as a cassette's setup keeps it (agent.record.git_status checks it when read)."""
         return asdict(self)
+
+
+class WorktreeSnapshots:
+    """The snapshots worktree-isolated agents start with, one for each worktree (by its name): the
+    `recorded` ones when replaying (no git runs, and a worktree the recording had none for gets
+    none), else taken from the worktree the first time it is asked for, each handed to `on_taken`
+    (a recording keeps them in its setup). Agents run in parallel: one lock guards both."""
+
+    def __init__(self, recorded: dict[str, dict[str, str]] | None = None,
+                 on_taken: Callable[[str, dict[str, str]], None] | None = None):
+        self.recorded = recorded
+        self.on_taken = on_taken
+        self._taken: dict[str, GitStatus | None] = {}
+        self._lock = threading.Lock()
+
+    def snapshot(self, name: str, path: Path) -> GitStatus | None:
+        """The snapshot of the worktree `name` at `path`."""
+        if self.recorded is not None:
+            fields = self.recorded.get(name)
+            return GitStatus(**fields) if fields is not None else None
+        with self._lock:
+            if name not in self._taken:
+                self._taken[name] = status = take_git_status(path)
+                if status is not None and self.on_taken is not None:
+                    self.on_taken(name, status.as_setup())
+            return self._taken[name]
 
 
 def take_git_status(cwd: Path) -> GitStatus | None:

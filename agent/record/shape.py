@@ -13,6 +13,7 @@ from typing import Any
 from agent.record.approvals import ANSWERS, DECIDERS, MAX_MESSAGE, updates_problem
 from agent.record.deltas import DELTA, delta_problem, message_count
 from agent.record.git_status import SETUP_KEY as GIT_STATUS, git_status_problem
+from agent.record.git_status import WORKTREE_KEY as WORKTREE_GIT_STATUS, worktree_git_status_problem
 from agent.record.mcp_servers import SETUP_KEY as MCP_SERVERS, servers_problem
 from agent.record.web_fetches import FETCH_KEY, fetch_problem
 
@@ -202,6 +203,8 @@ def _setup_problem(setup: dict) -> str | None:
     if MCP_SERVERS in setup and (problem := servers_problem(setup[MCP_SERVERS])):
         return problem
     if GIT_STATUS in setup and (problem := git_status_problem(setup[GIT_STATUS])):
+        return problem
+    if WORKTREE_GIT_STATUS in setup and (problem := worktree_git_status_problem(setup[WORKTREE_GIT_STATUS])):
         return problem
     if not json_like(setup):
         return "values must be JSON data (texts, numbers, lists, mappings)"

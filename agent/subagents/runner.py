@@ -30,7 +30,7 @@ from agent.subagents.definitions import AgentDefinition, filter_tools, tool_name
 from agent.subagents.models import subagent_effort, subagent_model
 from agent.subagents.startup import skill_listing, subagent_context
 from agent.subagents.worktree_guard import guarded
-from agent.subagents.worktrees import WORKTREE_FACTS
+from agent.subagents.worktrees import WORKTREE_FACTS, worktree_git_status
 from agent.subagents.results import recovered
 from agent.tools.base import Tool, ToolError
 from agent.tools.execute import by_name
@@ -107,7 +107,8 @@ def subagent_spec(
         observer=parent.observer,
         parent_tool_use_id=parent_tool_use_id,
         hooks=definition.hooks.for_subagent() if definition.hooks else None,  # active only while it runs
-        context=subagent_context(session, definition, skill_listing(session, exclude_skill) if "Skill" in names else None),
+        context=subagent_context(session, definition, skill_listing(session, exclude_skill) if "Skill" in names else None,
+                                 worktree_git_status(session, workspace) if workspace.shared else session.git_status),
         workspace=workspace,
     )
 

@@ -28,11 +28,12 @@ def main_context(session) -> tuple[str, ...]:
     return _present(session.memory, None if own_prompt else git_block(session.git_status))
 
 
-def subagent_context(session, definition: AgentDefinition, skills: str | None = None) -> tuple[str, ...]:
+def subagent_context(session, definition: AgentDefinition, skills: str | None, git_status) -> tuple[str, ...]:
     """The context blocks a subagent running `definition` opens its first message with: the
-    `skills` listing when it has the Skill tool (`skill_listing`), CLAUDE.md, the git snapshot."""
+    `skills` listing when it has the Skill tool (`skill_listing`), CLAUDE.md, and the `git_status`
+    snapshot (the session's, or a worktree agent's own; None: none)."""
     return _present(skills, None if definition.omit_claude_md else session.memory,
-                    None if definition.omit_git_status else git_block(session.git_status))
+                    None if definition.omit_git_status else git_block(git_status))
 
 
 def skill_listing(session, exclude_skill: str | None = None) -> str | None:

@@ -15,6 +15,8 @@ of its own, so agents editing in parallel never edit the same files.
 - Recording, each step that asked git (made, or why not; kept or removed; still there) is kept in
   the cassette's tool runs as a `worktree` entry, so --replay-tools answers it and runs no git: no
   worktree is made, and the agent's workspace is the path the worktree would have.
+- The agent starts with its worktree's own git status snapshot (its branch, status and recent
+  commits: `worktree_git_status`), which a recording keeps in its setup and a replay gives back.
 
 git runs without the repository's hooks, fsmonitor or pager, never prompts, with no variable
 pointing it elsewhere, and is bounded in time and output.
@@ -30,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
+from agent.processes.git_status import take_git_status
 from agent.processes.running import run_shell
 from agent.tools.base import ToolError
 from agent.workspace import Workspace, project_folders
@@ -69,6 +72,17 @@ class Worktree:
     def lines(self) -> list[str]:
         """The lines Claude Code adds to the result of an agent whose worktree was kept."""
         return [f"worktreePath: {self.path}", f"worktreeBranch: {self.branch}"]
+
+
+def worktree_git_status(session, workspace: Workspace):
+    """The git status snapshot an agent working in the worktree `workspace` starts with: that
+    worktree's (agent.processes.git_status; the recorded one when replaying), or None when the
+    session starts without snapshots (includeGitInstructions off, or outside a repository)."""
+    if session.git_status is None:
+        return None
+    snapshots = getattr(session, "worktree_snapshots", None)
+    path = Path(workspace.cwd)
+    return snapshots.snapshot(path.name, path) if snapshots is not None else take_git_status(path)
 
 
 def isolation_field(value: Any, label: str) -> str | None:
