@@ -101,7 +101,7 @@ def run_loop(agent: AgentSpec, messages: list[dict[str, Any]], session: Any,
     StructuredOutput call (--json-schema) that was accepted: its object is the answer. A model
     asked for structured output that answers in text only is reminded once. No request is sent
     once the run has spent its --max-budget-usd; a model that cannot answer gives way to the
-    --fallback-model for the rest of the turn (see `_ask`)."""
+    --fallback-model chain for the rest of the turn (see `_ask`)."""
     usage = Usage()
     schemas = [tool.schema() for tool in agent.tools.values()]
     repeats = _RepeatWatch()
