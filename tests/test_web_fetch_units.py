@@ -61,3 +61,16 @@ def test_a_page_is_decoded_by_its_charset_quoted_or_not():
     assert page_text(Page("u", 200, "OK", 'text/plain; charset="iso-8859-1"', latin)) == "café"
     assert page_text(Page("u", 200, "OK", "text/plain; charset=bogus", b"plain")) == "plain"
     assert page_text(Page("u", 200, "OK", "text/plain", latin)) == "caf\ufffd"  # not UTF-8: replaced, never an error
+
+
+def test_a_page_of_megabytes_of_markup_is_cut_and_says_so():
+    from agent.tools.web.markdown import MAX_HTML_CHARS
+
+    script = "<script>" + "var x = 1;" * 500_000 + "</script>"  # 5 MB of script: cut out before parsing
+    page = script + "<p>Some <b>bold</b> text.</p>\n" * (MAX_HTML_CHARS // 25)
+    started = time.monotonic()
+    converted = html_to_markdown(page)
+    assert time.monotonic() - started < 60
+    assert converted.startswith("Some **bold** text.") and "var x" not in converted
+    assert converted.endswith(f"[WebFetch converted only the first {MAX_HTML_CHARS:,} characters of this page's "
+                              f"HTML ({len(page) - len(script):,} without its scripts and styles).]")
