@@ -159,6 +159,13 @@ def test_a_replay_runs_the_tools_again_and_replay_tools_answers_them_from_the_ca
     assert (replayed.exit_code, replayed.stdout) == (0, run.stdout), replayed.stderr
     again = agent.replay()  # the tools run again, on a new session's empty list: the same requests
     assert (again.exit_code, again.stdout) == (0, run.stdout), again.stderr
+    # under --replay-tools the results are the cassette's, and the list is still kept (in memory only)
+    folders = sorted((agent.home / ".claude" / "tasks").iterdir())
+    streamed = agent.replay("--replay-tools", "--output-format", "stream-json", "--verbose", cwd=elsewhere)
+    assert [line.get("tool_use_result") for line in stream(streamed) if line["type"] == "user"] == [
+        {"task": {"id": "1", "subject": "One", "description": "d1"}},
+        {"tasks": [{"id": "1", "subject": "One", "status": "pending", "blockedBy": []}]}]
+    assert sorted((agent.home / ".claude" / "tasks").iterdir()) == folders  # it wrote no task file
 
 
 def test_task_stop_names_what_it_cannot_stop(agent):
@@ -201,6 +208,8 @@ def test_task_stop_stops_a_background_agent_and_its_notification_says_killed(age
     assert "<status>killed</status>" in last and "was stopped by Claude" in last and "There are three" not in last
     [note] = [line for line in stream(run) if line.get("subtype") == "task_notification"]
     assert note["status"] == "stopped"
+    replayed = agent.replay("--replay-tools")  # the stop is the session's own state: it holds in a replay too
+    assert replayed.exit_code == 0, replayed.stderr
 
 
 def test_an_agent_already_reported_on_is_not_running_and_a_forked_session_starts_a_new_list(agent):

@@ -27,6 +27,10 @@ class Tool:
     # the work is other agents' or a skill's (Agent, Skill): under --replay-tools such a tool still
     # runs, and what it starts is answered from the cassette; every other tool is answered itself
     delegates: bool = False
+    # it changes only the session's own state (the todo list, its background agents): under
+    # --replay-tools it still runs, in memory, so that state is as it was recorded, and the recorded
+    # result is what the model is sent
+    in_session: bool = False
 
     def schema(self) -> dict[str, Any]:
         """The provider-neutral definition sent to the model."""

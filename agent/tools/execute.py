@@ -72,8 +72,11 @@ def execute(call: ToolCall, tools: dict[str, Tool], context: Any) -> dict[str, A
 def _recorded_run(call: ToolCall, tool: Tool, context: Any, approval: Any, asked: dict[str, Any]) -> dict[str, Any]:
     """Run the call; recording, the session keeps what it returned (and the approval that let it
     run), under the input its approver was asked about (`asked`); with --replay-tools, it answers
-    instead."""
+    instead (an `in_session` tool runs as well, so the session's own state is as recorded)."""
     tool_runs = getattr(getattr(context, "session", None), "tool_runs", None)
+    if tool_runs is not None and tool.in_session and getattr(tool_runs, "replaying", False):
+        _run(call, tool, context)  # the session's state as recorded; what the call returned is the cassette's
+        return tool_runs(context.agent.name, call.id, call.name, asked, lambda: None, approval)
     if tool_runs is not None and not tool.delegates:
         return tool_runs(context.agent.name, call.id, call.name, asked, lambda: _run(call, tool, context), approval)
     if tool_runs is not None and approval is not None:  # Skill, Agent: no run of their own holds the approval

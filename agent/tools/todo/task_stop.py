@@ -37,4 +37,5 @@ TASK_STOP = Tool(
     }, "additionalProperties": False},
     run=_stop,
     read_only=True,  # it ends work this session started; Claude Code asks nobody
+    in_session=True,
 )

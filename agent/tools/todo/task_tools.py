@@ -105,7 +105,8 @@ def _numbers(ids: list[str]) -> str:
     return ", ".join(f"#{task_id}" for task_id in ids)
 
 
-# read_only: they change nothing outside the session's list, so they need no approval (plan mode included)
+# read_only: they change nothing outside the session's list, so they need no approval (plan mode included);
+# in_session: under --replay-tools they still run on the (in-memory) list, so it is as it was recorded
 TASK_CREATE = Tool(
     name="TaskCreate",
     description=TASK_CREATE_TEXT,
@@ -117,6 +118,7 @@ TASK_CREATE = Tool(
     }, ["subject", "description"]),
     run=_create,
     read_only=True,
+    in_session=True,
 )
 
 TASK_GET = Tool(
@@ -125,6 +127,7 @@ TASK_GET = Tool(
     parameters=object_schema({"taskId": {"description": "The ID of the task to retrieve", "type": "string"}}, ["taskId"]),
     run=_get,
     read_only=True,
+    in_session=True,
 )
 
 TASK_LIST = Tool(
@@ -133,6 +136,7 @@ TASK_LIST = Tool(
     parameters={"type": "object", "properties": {}, "additionalProperties": False},
     run=_list,
     read_only=True,
+    in_session=True,
 )
 
 TASK_UPDATE = Tool(
@@ -152,4 +156,5 @@ TASK_UPDATE = Tool(
     }, ["taskId"]),
     run=_update,
     read_only=True,
+    in_session=True,
 )

@@ -109,4 +109,5 @@ TODO_WRITE = Tool(
     },
     run=_write,
     read_only=True,  # changes nothing but the agent's own list: no approval, plan mode included
+    in_session=True,
 )
