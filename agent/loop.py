@@ -158,6 +158,8 @@ def run_loop(agent: AgentSpec, messages: list[dict[str, Any]], session: Any,
             _check(cancelled)
             results = execute_all(reply.tool_calls, agent.tools, context)
             repeats.warn(reply.tool_calls, results)
+            if session.instructions is not None:  # a subfolder's CLAUDE.md and the rules its files match
+                results += session.instructions.attached(context.workspace.cwd, messages, reply.tool_calls, results)
         _record(agent, _append(messages, {"role": "user", "content": results}))
         if (output := structured.delivered(reply.tool_calls, results)) is not None:
             return Result(structured.compact(output), "success", turn, usage, messages, stop, structured_output=output)

@@ -99,10 +99,10 @@ def test_claude_md_at_every_level_reaches_main_and_subagents(agent, tmp_path):
     order = ["Answer in British English.", "Repository rule", "Workspace rule.", "Style: short sentences.",
              "Dot-claude rule.", "My local rule."]
     assert all(block.index(a) < block.index(b) for a, b in zip(order, order[1:]))
-    assert "{{home}}/.claude/CLAUDE.md (user instructions" in block
+    assert "{{home}}/.claude/CLAUDE.md (user's private global instructions for all projects)" in block
     assert "{{project}}/CLAUDE.md (project instructions" in block
     assert "{{workspace}}/docs/style.md (project instructions" in block
-    assert "{{workspace}}/CLAUDE.local.md (the user's private project instructions" in block
+    assert "{{workspace}}/CLAUDE.local.md (user's private project instructions, not checked in)" in block
     assert block.count("Style: short sentences.") == 1  # a file imported twice is loaded once
     assert "a note for humans only" not in block and "TOP SECRET" not in run.bodies[0]
     assert "@not-an-import.md" in block and "@also-not.md" in block  # kept as text, never followed

@@ -76,12 +76,16 @@ def _main(argv: list[str], stdin: IO | None) -> int:
             env["HOME"] = os.environ["HOME"]
         env = with_settings_env(args, env)  # the settings' env blocks, as if exported
         stdin = sys.stdin if stdin is None else stdin
+        if argv[:1] == ["doctor"]:  # a reserved first word, as Claude Code's `claude doctor`
+            return _doctor(args, env)
         if args.input_format == "stream-json":  # the Agent SDK drives the session (agent.cli.sdk)
             return _sdk_session(args, env, stdin)
         if not args.print and not args.replay and output_format == "text" and is_terminal(stdin):
             from agent.cli.interactive import run_interactive  # prompt_toolkit and rich: only here
 
             return run_interactive(args, env, args.prompt)
+        if args.prompt is not None and args.prompt.strip() == "/doctor":  # a report of ours, not a turn
+            return _doctor(args, env)
         stream = StreamJson(args.include_partial_messages, args.include_hook_events) if output_format == "stream-json" else None
         result, session = run(args, env, stdin, stream, ended)
     except AgentError as exc:
@@ -121,6 +125,13 @@ def _main(argv: list[str], stdin: IO | None) -> int:
     unmet = ended.unmet()
     _report_unmet(unmet)
     return 1 if problem or lost or unmet else 0
+
+
+def _doctor(args, env) -> int:
+    """`doctor` and `-p "/doctor"`: where the agents and instruction files come from (agent.cli.doctor)."""
+    from agent.cli.doctor import run_doctor
+
+    return run_doctor(args, env)
 
 
 def _sdk_session(args, env, stdin) -> int:

@@ -19,7 +19,7 @@ from typing import Collection
 from agent.errors import AgentError
 from agent.skills.cache import FrontmatterCache
 from agent.subagents.agent_memory import without_memory_grants
-from agent.subagents.discovery import agents_without_project_grants, discover_agents
+from agent.subagents.discovery import agents_without_project_grants, discover_agents, managed_agents_folder
 from agent.subagents.servers import withheld_servers
 from agent.workspace import project_folders
 
@@ -39,19 +39,20 @@ class AgentFolders:
     """Where one session's agent files live, and a re-read of them (`session.reread_agents`)."""
 
     def __init__(self, args: argparse.Namespace, cwd: Path, home: Path, cache: FrontmatterCache,
-                 sources: Collection[str], added: tuple[Path, ...], trusted: bool, builtins: dict) -> None:
+                 sources: Collection[str], added: tuple[Path, ...], trusted: bool, builtins: dict,
+                 managed: Path | None = None) -> None:
         """The folders as the session's start read them: the same flags, setting `sources`,
-        --add-dir folders (`added`), workspace trust and built-in agents."""
-        self.args, self.cwd, self.home, self.cache = args, cwd, home, cache
+        --add-dir folders (`added`), workspace trust, built-in agents and organisation's folder."""
+        self.args, self.cwd, self.home, self.cache, self.managed = args, cwd, home, cache, managed
         self.sources, self.added, self.trusted, self.builtins = sources, added, trusted, builtins
         self.seen = self._state()
         self.said: set[str] = set()  # the warnings re-reads have given
 
     def folders(self) -> list[tuple[str, Path]]:
         """`(kind, folder)` for every folder agent files are read from, in precedence order: the
-        project's (the working folder's, then each parent's up to the repository root), the
-        --add-dir folders', then the user's."""
-        found = []
+        organisation's, the project's (the working folder's, then each parent's up to the
+        repository root), the --add-dir folders', then the user's."""
+        found = [] if self.managed is None else [("managed", managed_agents_folder(self.managed))]
         if "project" in self.sources:
             found += [("project", folder / ".claude" / "agents") for folder in project_folders(self.cwd)]
             found += [("--add-dir", folder / ".claude" / "agents") for folder in self.added]
@@ -70,7 +71,7 @@ class AgentFolders:
         log.addFilter(said_once)
         try:
             found = discover_agents(self.cwd, self.home, self.args.agents, self.cache, self.sources, self.added,
-                                    builtins=self.builtins)
+                                    builtins=self.builtins, managed=self.managed)
             agents = usable_agents(found, self.cwd, self.home, self.trusted, self.args.strict_mcp_config)
         except AgentError as error:  # an --agents file gone bad since the start: the session keeps its agents
             log.warning(f"cannot read the agent definitions again: {error}")

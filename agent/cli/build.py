@@ -123,7 +123,7 @@ def build_session(args: argparse.Namespace, environment: Environment, observer=N
     from agent.cli.trust import replay_trust
     from agent.hooks.sources import project_hooks
     from agent.mcp.sources import has_project_servers
-    from agent.memory import load_memory, memory_block
+    from agent.memory import managed_root, memory_block
     from agent.model.client import ModelClient
     from agent.model.providers import model_aliases, pinned_aliases, resolve_model, select_provider
     from agent.permissions.settings import added_directory, load_policy, project_grants
@@ -134,6 +134,7 @@ def build_session(args: argparse.Namespace, environment: Environment, observer=N
     from agent.subagents.definitions import BUILTIN_AGENTS, without_disabled_builtins
     from agent.subagents.discovery import discover_agents
     from agent.subagents.servers import live_starter, project_inline_servers
+    from agent.tools.instructions import Instructions
     from agent.workspace import Workspace
 
     check_writable("--trace", args.trace, append=True)
@@ -175,7 +176,8 @@ def build_session(args: argparse.Namespace, environment: Environment, observer=N
         trusted = replay_trust(recorded.setup, trusted, getattr(args, "cassette_grants", False))
     builtins = without_disabled_builtins(BUILTIN_AGENTS, environment["CLAUDE_CODE_DISABLE_EXPLORE_PLAN_AGENTS"],
                                          environment["CLAUDE_AGENT_SDK_DISABLE_BUILTIN_AGENTS"])
-    agents = discover_agents(cwd, home, args.agents, cache, sources, added, builtins=builtins)
+    managed = managed_root(environment.raw)  # the organisation's folder: its CLAUDE.md, rules and agents
+    agents = discover_agents(cwd, home, args.agents, cache, sources, added, builtins=builtins, managed=managed)
     if not trusted and confirm_trust is not None and (
             project_grants(cwd, policy_sources) or any(s.source == "project" and s.allowed_tools for s in found)
             or project_hooks(cwd, home, policy_sources, found, agents.values()) or has_project_servers(cwd, policy_sources)
@@ -193,7 +195,8 @@ def build_session(args: argparse.Namespace, environment: Environment, observer=N
                          extra_directories=added, trusted=trusted, sources=policy_sources)
     if as_agent is not None and as_agent.permission_mode:  # the session's agent's mode, combined as a subagent's
         policy = policy.for_agent(as_agent.permission_mode)
-    memory = load_memory(cwd, home, sources)
+    instructions = Instructions(home, sources, managed)
+    memory = instructions.at_start(cwd)
     if args.record and (warning := home_content_warning(found, agents.values(), memory, home, policy_sources)):
         log.warning("%s", warning)
     aliases = model_aliases(provider.name, provider.default_model, environment.values, policy.mode == "plan")
@@ -220,6 +223,7 @@ def build_session(args: argparse.Namespace, environment: Environment, observer=N
         agent_memory=not environment["CLAUDE_CODE_DISABLE_AUTO_MEMORY"] and memory_enabled(cwd, home, sources, args.settings),
         model_aliases=aliases,
         memory=memory_block(memory),
+        instructions=instructions,
         git_status=session_git_status(recorded, environment, cwd, home, sources, args.settings),
         system_prompt=_text_or_file(args, "system_prompt"),
         append_system_prompt=_text_or_file(args, "append_system_prompt"),
@@ -246,7 +250,7 @@ def build_session(args: argparse.Namespace, environment: Environment, observer=N
     session.hooks = session_hooks(args, session, home, policy_sources, trusted, hook_runs(args, recorded, runs))
     session.web_fetches = web_fetches(args, recorded, runs)  # WebFetch's pages, kept in or answered by the cassette
     record_agent(session.transcripts, as_agent)  # so --resume runs the session as this agent again
-    session.reread_agents = AgentFolders(args, cwd, home, cache, sources, added, trusted, builtins)  # before each turn
+    session.reread_agents = AgentFolders(args, cwd, home, cache, sources, added, trusted, builtins, managed)  # before each turn
     return session, history
 
 

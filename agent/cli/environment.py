@@ -65,6 +65,12 @@ def _effort(value: str) -> str:
     return value.lower()
 
 
+def _absolute(value: str) -> str:
+    if not os.path.isabs(value):
+        raise ValueError
+    return value
+
+
 def _url(value: str) -> str:
     parsed = urlparse(value)
     if parsed.scheme not in ("http", "https") or not parsed.netloc:
@@ -133,6 +139,8 @@ VARIABLES = [
     Variable("MAX_MCP_OUTPUT_TOKENS", "a whole number > 0", "the most an MCP tool's result may hold, in tokens "
              "(default 25000)", _positive_int, 25_000),
     Variable("XDG_CACHE_HOME", "an absolute folder", "where the frontmatter cache lives (default ~/.cache)"),
+    Variable("AGENT_MANAGED_DIR", "an absolute folder", "the organisation's folder: its CLAUDE.md, .claude/rules and "
+             ".claude/agents (default /etc/claude-code; no settings file can set it)", _absolute),
 ]
 BY_NAME = {variable.name: variable for variable in VARIABLES}
 # Our variables whose names say key, token or secret, and the keys commands never get.

@@ -24,6 +24,7 @@ BUILTINS = {
     "model": "show or change the model: /model [name]",
     "skills": "the skills found, and where",
     "agents": "the agent types, and the folders to add or edit them in",
+    "doctor": "agents defined twice, skipped files, and the instruction files loaded",
     "resume": "continue a recent session of this folder",
     "fork": "fork the conversation: /fork <directive>; the fork's report comes back here",
     "subtask": "the same as /fork: /subtask <task>",
@@ -252,6 +253,11 @@ def _builtin(name: str, rest: str, terminal: Terminal, session, conversation):
         if session.reread_agents is not None:  # a file written since the last message is listed too
             session.reread_agents(session)
         for line in agents_listing(session, session.reread_agents):
+            terminal.say(line)
+    elif name == "doctor":
+        from agent.cli.doctor import session_doctor_lines
+
+        for line in session_doctor_lines(session):
             terminal.say(line)
     elif name == "resume":
         return resumed(terminal, session)

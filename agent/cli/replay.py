@@ -35,6 +35,8 @@ SHAPING_ENVIRONMENT = (
 )
 # what a live run reads to choose and reach its provider and model; a replay reads none of it
 PROVIDER_PREFIXES = ("AGENT_", "OPENROUTER_", "ANTHROPIC_")
+# where this machine keeps files a run reads (the organisation's folder): a replay reads the replaying user's
+MACHINE_ENVIRONMENT = ("AGENT_MANAGED_DIR",)
 # Options that could let more run than the replaying user allows. A cassette may come from
 # someone else, so when tools run for real (a regression replay) the recorded ones apply only when
 # the user vouches for the cassette (agent.cli.trust.vouched) or gives them too; with
@@ -101,7 +103,7 @@ def follow_setup(args: argparse.Namespace, parser: argparse.ArgumentParser, setu
                          "a replay sends the recorded prompt (leave -p out)")
     if inferred:
         return {name: value for name, value in env.items()
-                if name in SHAPING_ENVIRONMENT or not name.startswith(PROVIDER_PREFIXES)}
+                if name in SHAPING_ENVIRONMENT or name in MACHINE_ENVIRONMENT or not name.startswith(PROVIDER_PREFIXES)}
     grants = args.replay_tools if grants is None else grants
     options = setup.get("options") or {}
     for dest in SHAPING_OPTIONS:
@@ -122,8 +124,8 @@ def follow_setup(args: argparse.Namespace, parser: argparse.ArgumentParser, setu
                         "or use --replay-tools, which runs nothing")
             wanted = safe
         setattr(args, dest, wanted)
-    kept = {name: value for name, value in env.items()
-            if name not in SHAPING_ENVIRONMENT and not name.startswith(PROVIDER_PREFIXES)}
+    kept = {name: value for name, value in env.items() if name in MACHINE_ENVIRONMENT
+            or (name not in SHAPING_ENVIRONMENT and not name.startswith(PROVIDER_PREFIXES))}
     return kept | {str(name): str(value) for name, value in (setup.get("environment") or {}).items()}
 
 

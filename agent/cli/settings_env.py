@@ -43,7 +43,9 @@ MAX_VALUE_CHARS = 32 * 1024
 # what an untrusted project may never set: choosing or reaching the provider, trust, where files go
 _PROVIDER = {name for kind in KINDS.values() for name in (kind.key_variable, kind.base_variable)} | {"AGENT_PROVIDER"}
 UNTRUSTED_WITHHELD = frozenset(_PROVIDER | {"AGENT_TRUST_WORKSPACE", "XDG_CACHE_HOME"})
-NEVER = frozenset({"HOME"})  # found the settings files already; the run's own folders follow it
+# HOME found the settings files already, and the run's own folders follow it; AGENT_MANAGED_DIR says
+# where the organisation's instructions and agents are, which no settings file may move
+NEVER = frozenset({"HOME", "AGENT_MANAGED_DIR"})
 _exported: dict[str, str | None] = {}  # name -> its value before the block (None: unset), for environment_restored
 
 

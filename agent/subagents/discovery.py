@@ -1,10 +1,11 @@
 """Subagent discovery: Markdown files under `.claude/agents/`, `~/.claude/agents/`, and `--agents` JSON.
 
 A definition file is Markdown with YAML frontmatter; the body is the agent's system prompt.
-Precedence on a name clash: `--agents` > project (the nearest folder from cwd up to the
-repository root) > `--add-dir` folders' `.claude/agents` > user (`~/.claude/agents`) > built-in,
-as observed in Claude Code 2.1.332. What authors are told about skipped files and unused keys is
-`authoring`'s.
+Precedence on a name clash: managed (the organisation's folder's `.claude/agents`,
+`/etc/claude-code/.claude/agents` on Linux: agent.memory.managed_root) > `--agents` > project (the
+nearest folder from cwd up to the repository root) > `--add-dir` folders' `.claude/agents` > user
+(`~/.claude/agents`) > built-in, as observed in Claude Code 2.1.332. What authors are told about
+skipped files and unused keys is `authoring`'s.
 """
 
 from __future__ import annotations
@@ -49,13 +50,15 @@ _UNSUPPORTED_FIELDS = frozenset({
 def discover_agents(cwd: Path, home: Path, cli_agents: str | None = None, cache: FrontmatterCache | None = None,
                     sources: Collection[str] = ("user", "project", "local"),
                     added: tuple[Path, ...] = (),
-                    builtins: dict[str, AgentDefinition] = BUILTIN_AGENTS) -> dict[str, AgentDefinition]:
+                    builtins: dict[str, AgentDefinition] = BUILTIN_AGENTS,
+                    managed: Path | None = None) -> dict[str, AgentDefinition]:
     """Every subagent definition of this run, sorted by name: the `builtins` (those the session
     has: definitions.without_disabled_builtins), then user agents
     (`<home>/.claude/agents/**/*.md`), then project agents (`.claude/agents/**/*.md` in cwd and each
     parent up to the repository root, the nearest winning, then in each `added` folder, --add-dir's,
-    in order), then `cli_agents` (the --agents value), each overriding the ones before on a name
-    clash. Of the setting `sources` (--setting-sources), `user` loads the user's and `project` the
+    in order), then `cli_agents` (the --agents value), then the organisation's (`managed`'s
+    `.claude/agents`, whatever the sources say), each overriding the ones before on a name clash.
+    Of the setting `sources` (--setting-sources), `user` loads the user's and `project` the
     project's and the added folders'; --agents always applies. Only frontmatter is read (through
     `cache` when given), never leniently. Unusable files are skipped (see `authoring.skip`); a bad
     --agents value raises UsageError. Custom descriptions past 15,000 tokens are one warning."""
@@ -76,7 +79,7 @@ def discover_agents(cwd: Path, home: Path, cli_agents: str | None = None, cache:
     same = _resolved(user_root) in {_resolved(root) for root in project_roots} - {None}
     user = {} if same or "user" not in sources else _agents_in(user_root, "user", cache)
     found = dict(builtins)
-    for layer in (user, project, from_cli):
+    for layer in (user, project, from_cli, managed_agents(managed, cache)):
         for name, definition in layer.items():
             if name in found:
                 log.info(f"agent {name!r}: the {_origin(definition)} overrides the {_origin(found[name])}")
@@ -86,6 +89,23 @@ def discover_agents(cwd: Path, home: Path, cli_agents: str | None = None, cache:
     if own_cache:
         cache.report()
     return dict(sorted(found.items()))
+
+
+def managed_agents(managed: Path | None, cache: FrontmatterCache) -> dict[str, AgentDefinition]:
+    """The organisation's agents (`managed/.claude/agents`), which no other definition overrides;
+    none when `managed` is None."""
+    return {} if managed is None else _agents_in(managed_agents_folder(managed), "managed", cache)
+
+
+def managed_agents_folder(managed: Path) -> Path:
+    """Where the organisation's agent files are, in its folder `managed`."""
+    return Path(managed) / ".claude" / "agents"
+
+
+def agent_files(root: Path) -> list[Path]:
+    """The agent files under `root`, recursively, in the order they are read (sorted paths: the
+    first of a duplicated name wins). os.walk does not follow symlinked folders, so loops cannot hang us."""
+    return sorted(Path(folder) / file for folder, _, files in os.walk(root) for file in files if file.endswith(".md"))
 
 
 def read_agent(text: str, path: Path, source: str = "project") -> AgentDefinition:
@@ -246,9 +266,9 @@ def _name_problem(name: str) -> str | None:
 
 
 def _agents_in(root: Path, source: str, cache: FrontmatterCache) -> dict[str, AgentDefinition]:
-    """The usable definitions under `root`, searched recursively in sorted path order; the first
-    of a duplicated name wins. os.walk does not follow symlinked folders, so loops cannot hang us."""
-    paths = sorted(Path(folder) / file for folder, _, files in os.walk(root) for file in files if file.endswith(".md"))
+    """The usable definitions under `root`, searched recursively in sorted path order (agent_files);
+    the first of a duplicated name wins."""
+    paths = agent_files(root)
     agents: dict[str, AgentDefinition] = {}
     for path in paths:
         try:

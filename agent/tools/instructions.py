@@ -1,0 +1,123 @@
+"""Instructions loaded on demand: when an agent (the main conversation or any subagent, Explore and
+Plan included) reads, edits or writes a file below its working folder, the `CLAUDE.md` files of
+the folders between the two, and the rules whose `paths` match the file, are attached after that
+turn's tool results, as Claude Code 2.1.332 attaches them: one `<system-reminder>` text block per
+file, `Contents of <path>:`, a blank line and the file's text, each block but the last ending in a
+line break.
+
+Each conversation gets a file once: what it was already given (at the start or since) is read back
+from its own messages, so a subagent, a resumed session and the main conversation each keep their
+own account, and the blocks are the same bytes every run. Per folder: `CLAUDE.md`,
+`.claude/CLAUDE.md`, `CLAUDE.local.md`, then its rules that always apply; the outer folder first;
+then the rules (of any level) the file matches. At most MAX_ATTACHED files per turn.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+from pathlib import Path
+from typing import Any, Collection, Iterable
+
+from agent.memory.files import Loader, MemoryFile
+from agent.memory.levels import load_folder, load_levels
+from agent.memory.rules import Rule
+from agent.permissions.paths import normal_path, path_matches
+
+log = logging.getLogger("agent")
+
+MAX_ATTACHED = 40
+FILE_TOOLS = {"Read": "file_path", "Edit": "file_path", "Write": "file_path", "NotebookEdit": "notebook_path"}
+_OPEN = "<system-reminder>\nContents of "
+_GIVEN = re.compile(r"^Contents of (\S.*) \([^()\n]*\):$", re.MULTILINE)  # an entry of the start's block
+
+
+class Instructions:
+    """A session's instruction files: those a conversation starts with, and those it is given on
+    demand. `sources` are the setting sources (--setting-sources), `managed` the organisation's
+    folder (None: none)."""
+
+    def __init__(self, home: Path, sources: Collection[str], managed: Path | None) -> None:
+        self.home, self.sources, self.managed = Path(home), tuple(sources), managed
+        self._waiting: dict[Path, list[Rule]] = {}  # per working folder, read once
+
+    def at_start(self, cwd: Path) -> list[MemoryFile]:
+        """The files a conversation in `cwd` starts with (agent.memory.levels)."""
+        levels = load_levels(cwd, self.home, self.sources, self.managed)
+        self._waiting.setdefault(Path(cwd), levels.waiting)
+        return levels.files
+
+    def attached(self, cwd: Path, messages: Iterable[dict[str, Any]], calls: list, results: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The text blocks to add after `results`, the tool results of `calls`, in a conversation
+        in `cwd` whose messages so far are `messages`: the instructions of the files the calls read
+        or edited that it has not been given yet."""
+        touched = [path for call, result in zip(calls, results) if (path := _touched(call, result, cwd))]
+        if not touched:
+            return []
+        given = {os.path.realpath(path) for path in given_paths(messages)}
+        loader = Loader(self.home, given)
+        for path in touched:
+            self._load_for(Path(cwd), path, loader)
+        files = loader.loaded
+        if len(files) > MAX_ATTACHED:
+            log.warning(f"memory: {len(files)} instruction files apply to this turn's files; attaching the first {MAX_ATTACHED}")
+            files = files[:MAX_ATTACHED]
+        texts = [f"<system-reminder>\nContents of {file.path}:\n\n{file.text}\n</system-reminder>" for file in files]
+        return [{"type": "text", "text": text + ("\n" if index < len(texts) - 1 else "")}
+                for index, text in enumerate(texts)]
+
+    def _load_for(self, cwd: Path, path: Path, loader: Loader) -> None:
+        """Into `loader`: the folders' files between `cwd` and `path`, then the rules `path` matches."""
+        waiting = list(self._waiting.get(cwd) or self._start_rules(cwd))
+        for folder in _folders_between(cwd, path):
+            waiting += load_folder(folder, self.sources, loader, local_last=False)
+        for rule in waiting:
+            if _applies(rule, path, self.home) and loader.claim(rule.path, rule.fence):
+                loader.load(rule.path, rule.kind, rule.fence, text=rule.text)
+
+    def _start_rules(self, cwd: Path) -> list[Rule]:
+        """The waiting rules of a working folder no conversation started in (a worktree's)."""
+        return self._waiting.setdefault(cwd, load_levels(cwd, self.home, self.sources, self.managed).waiting)
+
+
+def given_paths(messages: Iterable[dict[str, Any]]) -> list[str]:
+    """The instruction files a conversation was given: the entries of its start's block ("Contents
+    of <path> (<kind>):") and every block attached since (read from its user messages' text)."""
+    found = []
+    for message in messages:
+        content = message.get("content") if isinstance(message, dict) and message.get("role") == "user" else None
+        for block in content if isinstance(content, list) else []:
+            text = block.get("text") if isinstance(block, dict) and block.get("type") == "text" else None
+            if not isinstance(text, str) or not text.startswith("<system-reminder>\n"):
+                continue
+            if text.startswith(_OPEN):  # one attached file: its path is the rest of that line
+                line = text[len(_OPEN):text.find("\n", len(_OPEN))]
+                found += [line[:-1]] if line.endswith(":") else []
+            else:
+                found += _GIVEN.findall(text)
+    return found
+
+
+def _touched(call: Any, result: dict[str, Any], cwd: Path) -> Path | None:
+    """The file a successful Read, Edit, Write or NotebookEdit call worked on, when it lies below
+    `cwd` (never `cwd` itself: its instructions came at the start)."""
+    key = FILE_TOOLS.get(getattr(call, "name", ""))
+    value = (getattr(call, "arguments", None) or {}).get(key) if key else None
+    if not isinstance(value, str) or not value.strip() or result.get("is_error") or "\0" in value:
+        return None
+    path = normal_path(Path(cwd) / os.path.expanduser(value.strip()))
+    root = normal_path(Path(cwd))
+    return path if path != root and root in path.parents else None
+
+
+def _applies(rule: Rule, path: Path, home: Path) -> bool:
+    """Whether the file at the absolute `path` is one `rule` is about (its globs are gitignore-like,
+    relative to its base folder, matched in linear time: agent.permissions.paths)."""
+    return any(path_matches(pattern, path, rule.base, home) for pattern in rule.patterns)
+
+
+def _folders_between(cwd: Path, path: Path) -> list[Path]:
+    """The folders below `cwd` that hold `path`, the outer first."""
+    root = normal_path(Path(cwd))
+    return [folder for folder in reversed(path.parents) if root in folder.parents]
