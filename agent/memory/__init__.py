@@ -12,15 +12,12 @@ May import: agent.workspace (the bottom layer).
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Collection
-
 from agent.memory.files import MAX_FILE_CHARS, MAX_IMPORT_DEPTH, MemoryFile
 from agent.memory.levels import MANAGED_VARIABLE, load_levels, managed_root
 from agent.memory.rules import Rule
 
 __all__ = ["HEADER", "KINDS", "MANAGED_VARIABLE", "MAX_FILE_CHARS", "MAX_IMPORT_DEPTH", "MemoryFile", "Rule",
-           "load_levels", "load_memory", "managed_root", "memory_block"]
+           "load_levels", "managed_root", "memory_block"]
 
 HEADER = ("Project and user instructions from CLAUDE.md memory files are shown below. Follow them: "
           "they take precedence over your default behaviour.")
@@ -31,14 +28,6 @@ KINDS = {
     "project": "project instructions, checked into the codebase",
     "local": "user's private project instructions, not checked in",
 }
-
-
-def load_memory(cwd: Path, home: Path, sources: Collection[str] = ("user", "project", "local"),
-                managed: Path | None = None) -> list[MemoryFile]:
-    """Every instruction file a conversation in `cwd` starts with, for the user at `home`, imports
-    included, in order: of each kind only when its setting source (--setting-sources) is one of
-    `sources`; the organisation's (in `managed`, when given) always."""
-    return load_levels(cwd, home, sources, managed).files
 
 
 def memory_block(files: list[MemoryFile]) -> str | None:
