@@ -9,6 +9,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from agent.compaction.guard import PROMPT_TOO_LONG, Compacting, PromptTooLong
 from agent.conversation import Reply, Stop, ToolCall, Usage, tool_result, user_message
 from agent.errors import Interrupted, ProviderError
 from agent.hooks.events import halted, stopping
@@ -41,6 +42,7 @@ class AgentSpec:
     effort: str | None = SESSION_EFFORT  # the effort its requests ask (the run's; a subagent may have its own)
     workspace: Any = None  # agent.workspace.Workspace its tools work in (a worktree-isolated agent's); None: the session's
     switches: list[str] = field(default_factory=list)  # the --fallback-model models it switched to, in order
+    compact_window: int | None = None  # its definition's autoCompactWindow: compacts ahead of time within it
 
 
 @dataclass
@@ -59,6 +61,7 @@ class Result:
     structured_output: dict[str, Any] | None = None  # --json-schema: the object the model answered with
     error: str | None = None  # the provider error that cut it off (subtype "error_during_execution")
     switched_to: str | None = None  # a subagent's: the fallback model it ended on (agent.subagents.runner)
+    local_command: str | None = None  # "compact": the turn ran a command here (`/compact`), no prompt was sent
 
     @property
     def is_error(self) -> bool:
@@ -116,18 +119,22 @@ def run_loop(agent: AgentSpec, messages: list[dict[str, Any]], session: Any,
     stop_hook_active = False  # a Stop hook already made the model go on
     reminded = not structured.offered(agent.tools)  # to answer through StructuredOutput (once)
     continued = 0  # replies cut off at the output limit that the model was asked to go on from
+    compacting = Compacting(session)  # the conversation is summarised when it no longer fits (agent.compaction)
     for turn in range(1, agent.max_turns + 1):
         _check(cancelled)
         if session.budget is not None and session.budget.exhausted(session.client):
             return Result(text, "error_max_budget_usd", turn - 1, usage, messages, stop, "budget_exhausted")
         try:
-            reply, agent = _ask(agent, messages, schemas, session, on_text)
+            reply, agent = compacting.ask(agent, messages, lambda: _ask(agent, messages, schemas, session, on_text))
+        except PromptTooLong:  # DISABLE_AUTO_COMPACT: Claude Code's ending, an error result
+            return Result(PROMPT_TOO_LONG, "success", turn, usage, messages, stop, "prompt_too_long")
         except ProviderError as error:  # what was said before it stays with it (a subagent's partial report)
             error.partial = Result(text, "error_during_execution", turn - 1, usage, messages, stop, error=str(error))
             raise
         context = context if context.agent is agent else ToolContext(session, agent, messages=messages)
         usage.add(reply.usage)
         if reply.blocks:  # an empty assistant turn could not be sent back
+        compacting.replied(reply.usage)
             _record(agent, _append(messages, reply.as_message()))
         text, stop = reply.text, reply.stop_reason
         if stop == Stop.PAUSE:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 
+from agent.compaction.command import compact_instructions, compact_now
 from agent.conversation import user_message, with_blocks
 from agent.errors import ProviderError, UsageError
 from agent.hooks import events as hooks
@@ -111,6 +112,9 @@ class MainConversation:
         self._reread_agents()
         if (forking := fork_command(prompt)) is not None:
             return self._forked(*forking)
+        if (instructions := compact_instructions(prompt)) is not None:  # `/compact`: no prompt is sent
+            self.messages = compact_now(self.agent, self.messages, self.session, instructions)
+            return Result("", "success", 0, messages=self.messages, local_command="compact")
         refused = refused_user_invocation(prompt, self.session.skills)
         if refused:
             raise UsageError(f"/{refused} can only be invoked by the model, not directly by users; ask for it in words")

@@ -43,6 +43,7 @@ class Session:
     model: str = ""
     max_turns: int = 100
     budget: Any = None  # agent.model.budget.Budget (--max-budget-usd), or None: no limit on spending
+    compaction: Any = None  # agent.compaction.settings.CompactionSettings: when conversations are compacted
     fallback_models: tuple[str, ...] = ()  # --fallback-model: what an overloaded or missing model gives way to, in order
     json_schema: dict[str, Any] | None = None  # --json-schema: the main conversation answers through StructuredOutput
     skills: dict[str, Any] = field(default_factory=dict)  # name -> agent.skills.discovery.Skill, sorted by name

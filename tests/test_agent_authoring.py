@@ -178,7 +178,7 @@ def test_debug_writes_the_ignored_keys_and_skipped_files_to_a_session_log(agent)
             '"tools"?), "maxturns" (did you mean "maxTurns"?), "disallowed_tools" (did you mean "disallowedTools"?), '
             '"colour" (did you mean "color"?), "modle" (did you mean "model"?) and 2 more') in log
     assert f'Agent file {folder / "plain.md"} has frontmatter keys this agent does not recognize or apply: ' \
-           '"autoCompactWindow", "sparkle"\n' in log
+           '"sparkle"\n' in log  # autoCompactWindow is applied (agent.compaction)
     assert f"skipping {folder / 'nodesc.md'}: no description" in log
     assert f"skipping {folder / 'README.md'}: no frontmatter" in log
     assert log[:4].isdigit() and log[23:25] == "Z "  # each line `<UTC time> [LEVEL] message`

@@ -178,8 +178,9 @@ def test_unknown_fields_are_listed_at_info(tmp_path, caplog):
     with caplog.at_level(logging.INFO, logger="agent"):
         read_agent("---\nname: u\ndescription: d\ncolor: red\nautoCompactWindow: 5\nsparkle: yes\n---\n", tmp_path / "u.md")
     assert [r.getMessage() for r in caplog.records] == [
-        f"agent 'u' ({tmp_path / 'u.md'}): ignoring autoCompactWindow (Claude Code fields this agent does not implement)",
-        f"agent 'u' ({tmp_path / 'u.md'}): ignoring unknown fields sparkle"]
+        f"agent 'u' ({tmp_path / 'u.md'}): ignoring unknown fields sparkle",
+        f"agent 'u' ({tmp_path / 'u.md'}): autoCompactWindow must be auto or a number of tokens from 100,000 to "
+        "1,000,000, not '5'; ignoring it"]
 
 
 # --agents

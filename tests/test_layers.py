@@ -19,6 +19,7 @@ RANKS = {
     "agent.skills": 5,
     "agent.loop": 4,
     "agent.tools": 3,
+    "agent.compaction": 3,
     "agent.model": 2,
     "agent.record": 2,
     "agent.hooks": 2,

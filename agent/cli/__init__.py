@@ -108,7 +108,8 @@ def _main(argv: list[str], stdin: IO | None) -> int:
     problem = incomplete_because(result, session)
     lost = unwritten(session)  # a full disk: the answer is still printed, then one line says what was not written
     ending = {"stop_reason": result.stop_reason, "is_error": problem is not None or lost is not None,
-              "terminal_reason": result.terminal_reason, "structured_output": result.structured_output}
+              "terminal_reason": result.terminal_reason, "structured_output": result.structured_output,
+              "local_command": result.local_command}
     on_stdout = output_format == "text" and result.subtype == BUDGET_SPENT  # where Claude Code says it
     if output_format == "json":
         print_json(result.subtype, result.text.strip(), result.turns, started, session, **ending)
@@ -116,7 +117,7 @@ def _main(argv: list[str], stdin: IO | None) -> int:
         stream.result(result.subtype, result.text.strip(), result.turns, started, session, **ending)
     elif on_stdout:
         print(shown(f"Error: {problem}", sys.stdout))
-    elif result.text.strip():
+    elif result.text.strip() or result.local_command:  # `/compact` prints an empty line, as Claude Code's does
         print(shown(result.text.strip(), sys.stdout))
     if problem and not on_stdout:
         print(shown(f"error: {problem}", sys.stderr), file=sys.stderr)

@@ -117,6 +117,7 @@ def build_session(args: argparse.Namespace, environment: Environment, observer=N
     from agent.cli.replay import check_model, replay_provider
     from agent.cli.request_flags import request_limits, request_shaping, tool_selection, unsupported_flags
     from agent.cli.resuming import sessions
+    from agent.cli.compaction_setup import compaction_settings
     from agent.cli.run_controls import apply_run_controls
     from agent.cli.session_agent import record_agent, session_agent
     from agent.cli.sources import home_content_warning, setting_sources
@@ -242,6 +243,7 @@ def build_session(args: argparse.Namespace, environment: Environment, observer=N
     session.todo = TodoState(TaskList(tasks_folder(home, session_id) if writes else None),
                              todo_write=not environment["CLAUDE_CODE_ENABLE_TASKS"])
     apply_run_controls(args, session)  # --max-budget-usd, --fallback-model, --json-schema: before any server or request
+    session.compaction = compaction_settings(args, environment)  # --autocompact, CLAUDE_CODE_AUTO_COMPACT_WINDOW, ...
     session.mcp = session_servers(args, environment, cwd, home, trusted, recorded, policy_sources)  # they run commands, as hooks do
     if not args.replay_tools:  # an agent's inline servers start as it runs (never under --replay-tools)
         session.start_agent_servers = live_starter(cwd, environment.raw, start_timeout_s=environment["MCP_TIMEOUT"] / 1000,

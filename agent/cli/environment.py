@@ -138,6 +138,12 @@ VARIABLES = [
              _positive_number, 600_000.0),
     Variable("MAX_MCP_OUTPUT_TOKENS", "a whole number > 0", "the most an MCP tool's result may hold, in tokens "
              "(default 25000)", _positive_int, 25_000),
+    Variable("CLAUDE_CODE_AUTO_COMPACT_WINDOW", "a whole number of tokens > 0", "compact the conversation ahead of "
+             "time within this window, 33000 tokens before it fills (--autocompact wins)", _positive_int),
+    Variable("CLAUDE_AUTOCOMPACT_PCT_OVERRIDE", "a whole number from 1 to 100", "compact at this percentage of the "
+             "window instead, when that comes first", _positive_int),
+    Variable("DISABLE_AUTO_COMPACT", "1 or 0", "1 never compacts: a request refused as too long ends the run "
+             "(\"Prompt is too long\")", _switch, False),
     Variable("XDG_CACHE_HOME", "an absolute folder", "where the frontmatter cache lives (default ~/.cache)"),
     Variable("AGENT_MANAGED_DIR", "an absolute folder", "the organisation's folder: its CLAUDE.md, .claude/rules and "
              ".claude/agents (default /etc/claude-code; no settings file can set it)", _absolute),

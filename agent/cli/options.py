@@ -57,6 +57,8 @@ def build_parser() -> argparse.ArgumentParser:
     add("--max-turns", type=int, default=None, metavar="N", help="stop after N model replies (default 100)")
     add("--tools", metavar="TOOLS", help='the built-in tools offered, comma-separated ("Read,Bash"); "" for none, '
                                          '"default" for all')
+    add("--autocompact", metavar="TOKENS", help="compact the conversation ahead of time within a window of TOKENS "
+        "(at least 100000), 33000 tokens before it fills; auto: only when the provider refuses a request as too long")
     add("--max-budget-usd", metavar="USD", help="stop once the run has cost more than USD (every request, subagents' too)")
     add("--task-budget", type=int, metavar="TOKENS", help=argparse.SUPPRESS)  # the SDK's: output_config.task_budget
     add("--fallback-model", metavar="MODELS", help="the models to switch to, in order, when the main one is overloaded or "

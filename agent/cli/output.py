@@ -40,6 +40,8 @@ def incomplete_because(result, session) -> str | None:
             f"the answer was cut off at the output limit ({limit} tokens for {model}) and is incomplete; "
             "raise CLAUDE_CODE_MAX_OUTPUT_TOKENS or ask for less"
         )
+    if result.terminal_reason == "prompt_too_long":
+        return "the conversation no longer fits the model's context window and compaction is off (DISABLE_AUTO_COMPACT)"
     if result.stop_reason == Stop.REFUSAL:
         return "the model refused to answer"
     if result.stop_reason == Stop.CONTEXT_EXCEEDED:
@@ -53,6 +55,7 @@ def result_object(
     subtype: str, text: str, turns: int, started: float, session=None, stop_reason: str | None = None,
     is_error: bool | None = None, terminal_reason: str | None = None, usage: Usage | None = None,
     errors: list[str] | None = None, structured_output: dict[str, Any] | None = None,
+    local_command: str | None = None,
 ) -> dict[str, Any]:
     """The result of a run, as Claude Code's `--output-format json` has it; `session` is None
     when the run failed before one was built. `stop_reason` is the last reply's; `is_error`
@@ -85,6 +88,8 @@ def result_object(
         errors = [f"Reached maximum budget (${session.budget.limit_text})"]
     if structured_output is not None:
         result["structured_output"] = structured_output
+    if local_command is not None:  # the turn ran a command here (`/compact`): Claude Code's result names it
+        result["local_command"] = local_command
     if errors:
         result["errors"] = errors
     if terminal_reason:
@@ -207,8 +212,10 @@ class StreamJson:
                 self._print(line)
 
     def system(self, agent, fields: dict[str, Any]) -> None:
-        """A `system` line the loop sends about an agent (`model_fallback`: its model gave way)."""
-        self._print({"type": "system", **fields, "uuid": str(uuid.uuid4()), "session_id": self.session.session_id})
+        """A `system` line the loop sends about an agent (`model_fallback`: its model gave way;
+        `status` and `compact_boundary`: its conversation was compacted, with the boundary's uuid)."""
+        self._print({"type": "system", **fields, "uuid": fields.get("uuid") or str(uuid.uuid4()),
+                     "session_id": self.session.session_id})
 
     def mirror(self, path, line: str) -> None:
         """A transcript line as written, for the Agent SDK's SessionStore (--session-mirror)."""

@@ -24,7 +24,7 @@ SHAPING_OPTIONS = (
     "max_turns", "agents", "permission_mode", "allowed_tools", "disallowed_tools", "dangerously_skip_permissions",
     "system_prompt", "append_system_prompt", "settings", "add_dirs", "include_partial_messages", "setting_sources",
     "agent", "append_subagent_system_prompt", "json_schema", "fallback_model", "max_budget_usd",
-    "tools", "effort", "max_thinking_tokens", "thinking", "thinking_display", "task_budget", "betas",
+    "tools", "effort", "max_thinking_tokens", "thinking", "thinking_display", "task_budget", "betas", "autocompact",
 )
 SHAPING_ENVIRONMENT = (
     "CLAUDE_CODE_SUBAGENT_MODEL", "CLAUDE_CODE_MAX_SUBAGENT_SPAWN_DEPTH", "CLAUDE_CODE_MAX_CONCURRENT_SUBAGENTS",
@@ -32,6 +32,7 @@ SHAPING_ENVIRONMENT = (
     "CLAUDE_CODE_SUBAGENT_MODEL_FORCE", "CLAUDE_CODE_EFFORT_LEVEL", "CLAUDE_CODE_DISABLE_AUTO_MEMORY",
     "SLASH_COMMAND_TOOL_CHAR_BUDGET", "AGENT_MAX_RETRIES", "MAX_THINKING_TOKENS", "CLAUDE_CODE_MAX_OUTPUT_TOKENS",
     "ANTHROPIC_DEFAULT_HAIKU_MODEL", "ANTHROPIC_DEFAULT_SONNET_MODEL", "ANTHROPIC_DEFAULT_OPUS_MODEL",
+    "CLAUDE_CODE_AUTO_COMPACT_WINDOW", "CLAUDE_AUTOCOMPACT_PCT_OVERRIDE", "DISABLE_AUTO_COMPACT",
 )
 # what a live run reads to choose and reach its provider and model; a replay reads none of it
 PROVIDER_PREFIXES = ("AGENT_", "OPENROUTER_", "ANTHROPIC_")

@@ -21,7 +21,7 @@ from agent.hooks.running import HookRun
 
 BLOCKING_EXIT = 2
 DECISIONS = ("allow", "deny", "ask")
-PLAIN_CONTEXT_EVENTS = ("UserPromptSubmit", "SessionStart", "SubagentStart")
+PLAIN_CONTEXT_EVENTS = ("UserPromptSubmit", "SessionStart", "SubagentStart", "PreCompact")
 MAX_CONTEXT_CHARS = 10_000  # of one hook's added context: what it adds to every request is bounded
 # Claude Code's words for a block that gives no reason, and for an exit 2 that wrote nothing to stderr.
 NO_REASON = "Blocked by hook"

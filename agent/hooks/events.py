@@ -187,9 +187,14 @@ def session_end(session, reason: str) -> None:
     _fire(session, "SessionEnd", reason, {"reason": reason})
 
 
-def pre_compact(session, agent, trigger: str, instructions: str = "") -> None:
-    """A conversation about to be compacted (`trigger`: manual or auto)."""
-    _fire(session, "PreCompact", trigger, {"trigger": trigger, "custom_instructions": instructions}, agent)
+def pre_compact(session, agent, trigger: str, instructions: str = "") -> list[tuple[str, str]]:
+    """A conversation about to be compacted (`trigger`: manual or auto; `instructions`: a
+    `/compact <text>`'s): each hook's command and its plain stdout, which Claude Code adds to the
+    summary's instructions (and a `/compact` shows as "PreCompact [<command>] completed
+    successfully: <stdout>")."""
+    answers = _fire(session, "PreCompact", trigger, {"trigger": trigger, "custom_instructions": instructions,
+                                                     **_agent_fields(agent)}, agent)
+    return [(answer.command, answer.plain) for answer in answers if answer.plain]
 
 
 def halted(session) -> str | None:

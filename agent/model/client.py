@@ -26,6 +26,7 @@ from agent.model.wire import provider_json
 from agent.model.wire.options import RequestOptions
 from agent.model.wire.messages_stream import BrokenStream
 from agent.model.providers import Provider
+from agent.model.too_long import ContextTooLong, refused_as_too_long
 from agent.secrets import redact
 from agent.workspace import append_text
 
@@ -49,11 +50,15 @@ class _Failure:
     retryable: bool = True
     retry_after: float | None = None
     status: int | None = None  # the HTTP status (or the one an error body names), when there was one
+    too_long: bool = False  # the provider refused the prompt as longer than the context window
 
     def error(self, retries: int) -> ProviderError:
-        """The error the run ends with, unless a fallback model takes over (ModelUnavailable)."""
+        """The error the run ends with, unless a fallback model takes over (ModelUnavailable) or the
+        conversation is compacted and sent again (ContextTooLong)."""
         after = f" after {retries} {'retry' if retries == 1 else 'retries'}" if retries else ""
         message = self.head + after + (f": {self.detail}" if self.detail else "")
+        if self.too_long:
+            return ContextTooLong(message)
         trigger = trigger_for(self.status)
         return ModelUnavailable(message, trigger) if trigger else ProviderError(message)
 
@@ -262,6 +267,7 @@ class ModelClient:
                 retryable=status in retry.RETRYABLE,
                 retry_after=retry.retry_after(response.headers),
                 status=status,
+                too_long=refused_as_too_long(status, detail, body),
             )
         if not is_json:
             raise ProviderError(f"{name} answered with a body that is not JSON: {text[:200]!r}")

@@ -50,6 +50,7 @@ class AgentDefinition:
     memory: str | None = None  # memory: user, project or local (agent.subagents.agent_memory)
     memory_grants: bool = True  # its memory folder may be written without asking (not for an untrusted project's)
     isolation: str | None = None  # isolation: worktree: it works in a git worktree of its own (agent.subagents.worktrees)
+    auto_compact_window: int | None = None  # autoCompactWindow: it compacts within this window (agent.compaction)
 
     @property
     def prompt(self) -> str:

@@ -16,6 +16,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Collection
 
+from agent.compaction.settings import agent_window
 from agent.errors import UsageError
 from agent.hooks.config import read_hooks
 from agent.permissions.modes import MODES
@@ -39,12 +40,10 @@ log = logging.getLogger("agent")
 MAX_NAME_LENGTH = 256
 _FILE_FIELDS = frozenset({"name", "description", "tools", "disallowedTools", "model", "maxTurns", "skills", "hooks",
                           "mcpServers", "initialPrompt", "permissionMode", "background", "isolation", "effort",
-                          "memory", "omitClaudeMd"})
+                          "memory", "omitClaudeMd", "autoCompactWindow"})
 _CLI_FIELDS = _FILE_FIELDS - {"name"} | {"prompt"}
 # Claude Code's own agent fields that this agent does not implement (read, reported under --verbose)
-_UNSUPPORTED_FIELDS = frozenset({
-    "autoCompactWindow",
-})
+_UNSUPPORTED_FIELDS: frozenset[str] = frozenset()
 
 
 def discover_agents(cwd: Path, home: Path, cli_agents: str | None = None, cache: FrontmatterCache | None = None,
@@ -215,6 +214,7 @@ def _definition(name: str, description: str, prompt: str | None, fields: dict[st
         effort=effort_field(fields.get("effort"), label),
         memory=memory_field(fields.get("memory"), label),
         isolation=isolation_field(fields.get("isolation"), label),
+        auto_compact_window=agent_window(fields.get("autoCompactWindow"), label),
     )
 
 

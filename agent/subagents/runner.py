@@ -110,6 +110,7 @@ def subagent_spec(
         context=subagent_context(session, definition, skill_listing(session, exclude_skill) if "Skill" in names else None,
                                  worktree_git_status(session, workspace) if workspace.shared else session.git_status),
         workspace=workspace,
+        compact_window=definition.auto_compact_window,
     )
 
 

@@ -6,7 +6,10 @@ Main conversation: `~/.claude/projects/<cwd-slug>/<session-id>.jsonl`; each suba
 `~/.claude/projects/<cwd-slug>/<session-id>/subagents/agent-<id>.jsonl`. Each line has its `uuid`
 and its `parentUuid` (the line before it in the conversation), as Claude Code writes them: a
 resume at an earlier message (--resume-session-at) branches there, and reading a transcript back
-follows the branch its last line is on.
+follows the branch its last line is on. A compaction is marked by a `compact_boundary` line
+(`marks`): reading back starts after the last one.
+
+May import: `conversation`, `errors`, `secrets`, `workspace` (it is in the bottom layer).
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from typing import Any
 from agent.conversation import repaired
 from agent.errors import UsageError
 from agent.secrets import redact
+from agent.transcripts.marks import boundary_entry, is_boundary, kept_by
 from agent.workspace import TRANSCRIPT_FILE_BYTES, append_text, load_json, read_bounded, special_file
 
 log = logging.getLogger("agent")
@@ -123,14 +127,22 @@ def conversation_entries(path: Path) -> list[dict[str, Any]]:
     that one were a branch given up, and are left out); any other line follows the one before it
     (older transcripts have no uuids). Lines that are not messages are skipped. Only a regular
     file of at most TRANSCRIPT_FILE_BYTES is read (OSError otherwise); a line nested deeper than
-    the JSON limit is skipped like any line that is not JSON."""
+    the JSON limit is skipped like any line that is not JSON. A `compact_boundary` line (a
+    compaction) starts the conversation anew: only the lines after it are read, a Claude Code
+    transcript's kept messages put back after its summary."""
     chain: list[dict[str, Any]] = []
     where: dict[str, int] = {}  # uuid -> its place in `chain`
+    preserved = None  # after a Claude Code compact_boundary: (its summary's uuid, the messages kept)
     text = read_bounded(path, TRANSCRIPT_FILE_BYTES).decode("utf-8", errors="replace")
     for line in text.split("\n"):  # not splitlines: U+2028 inside a JSON string is no line break
         try:
             entry = load_json(line, "a transcript line")
         except ValueError:
+            continue
+        if is_boundary(entry):
+            before = {e.get("uuid"): e for e in chain if isinstance(e.get("uuid"), str)}
+            chain, where = [], {}  # the conversation goes on from the summary after it
+            preserved = kept_by(entry, before)
             continue
         if not isinstance(entry, dict) or "message" not in entry:
             continue
@@ -143,7 +155,14 @@ def conversation_entries(path: Path) -> list[dict[str, Any]]:
         if isinstance(entry.get("uuid"), str):
             where[entry["uuid"]] = len(chain)
         chain.append(entry)
+        if preserved and entry.get("uuid") == preserved[0]:  # Claude Code's kept messages follow its summary
+            for kept in preserved[1]:
+                where[kept["uuid"]] = len(chain)
+                chain.append(kept)
+            where[preserved[0]] = len(chain) - 1  # what follows the summary follows them
+            preserved = None
     return chain
+
 
 
 def messages_of(entries: list[dict[str, Any]], path: Path) -> list[dict[str, Any]]:
@@ -248,8 +267,24 @@ class Transcript:
         with self.owner._lock:
             return self.owner._latest.get(self.path)
 
-    def append(self, message: dict[str, Any]) -> None:
-        """Append one message of the conversation (never raises: a transcript must not end a run)."""
+    def compact_boundary(self, trigger: str, pre_tokens: int, post_tokens: int, duration_ms: int) -> str:
+        """Mark a compaction (`trigger`: manual or auto) as Claude Code does: a `system`
+        `compact_boundary` line that starts a new chain (its logicalParentUuid is the line before
+        it); the conversation read back starts after it. Returns its uuid."""
+        with self.owner._lock:
+            entry_uuid, parent = str(uuid.uuid4()), self.owner._latest.get(self.path)
+            self.owner._latest[self.path] = entry_uuid
+        entry = boundary_entry(entry_uuid, parent, trigger, {"preTokens": pre_tokens, "durationMs": duration_ms,
+                                                             "postTokens": post_tokens})
+        entry.update(isSidechain=self.agent_id is not None, sessionId=self.owner.session_id, cwd=str(self.owner.cwd))
+        if self.agent_id:
+            entry.update(agentId=self.agent_id, agentType=self.agent_type, **self.extra)
+        self.write(entry)
+        return entry_uuid
+
+    def append(self, message: dict[str, Any], marks: dict[str, Any] | None = None) -> None:
+        """Append one message of the conversation (never raises: a transcript must not end a run);
+        `marks` are extra fields of its line (isCompactSummary on a compacted conversation's first)."""
         for carried in self.owner._take_carried() if self.agent_id is None else []:
             self.write(carried)
         with self.owner._lock:
@@ -267,7 +302,7 @@ class Transcript:
         }
         if self.agent_id:
             entry.update(agentId=self.agent_id, agentType=self.agent_type, **self.extra)
-        self.write(entry)
+        self.write({**entry, **(marks or {})})
 
     def write(self, entry: dict[str, Any]) -> None:
         """Write `entry` as one line, redacted, and hand it to the mirror (a failed write never raises)."""
