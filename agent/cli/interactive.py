@@ -10,9 +10,13 @@ import re
 from pathlib import Path
 from typing import Mapping
 
+from agent.cli.agent_board import Board
 from agent.cli.conversations import cleared, leaving, resumed
 from agent.cli.environment import Environment
-from agent.cli.terminal import Terminal, summary
+from agent.cli.screen import Screen
+from agent.cli.terminal import Terminal
+from agent.cli.todo_view import TodoView
+from agent.cli.turn_keys import TurnKeys
 from agent.cli.visible import visible
 from agent.errors import AgentError
 from agent.subagents.fork_command import fork_name
@@ -28,52 +32,11 @@ BUILTINS = {
     "resume": "continue a recent session of this folder",
     "fork": "fork the conversation: /fork <directive>; the fork's report comes back here",
     "subtask": "the same as /fork: /subtask <task>",
+    "tasks": "the agents running or just finished: /tasks [<n> | stop <n> | x]",
     "exit": "end the session",
 }
 _MENTION = re.compile(r"(?:^|(?<=\s))@(\S+)")
 MAX_MENTION_CHARS = 50_000
-
-
-class _Screen:
-    """The session's observer: shows the model's work on the terminal as it happens."""
-
-    def __init__(self, terminal: Terminal) -> None:
-        self.terminal = terminal
-        self.calls: dict[str, tuple[int, str]] = {}
-
-    wants_text = True  # the answer should stream
-
-    def message(self, agent, message: dict) -> None:
-        content = message.get("content")
-        if not isinstance(content, list):
-            return
-        for block in content:
-            if block.get("type") == "tool_use":
-                label = f"{block['name']}({_argument(block.get('input') or {})})"
-                self.calls[block["id"]] = (agent.depth, label)
-                self.terminal.tool_call(agent.depth, label)
-            elif block.get("type") == "tool_result" and block.get("tool_use_id") in self.calls:
-                depth, _ = self.calls.pop(block["tool_use_id"])
-                text = str(block.get("content") or "")
-                self.terminal.tool_result(depth, ("error: " if block.get("is_error") else "") + summary(text))
-
-    def text(self, agent, delta: str) -> None:
-        if agent.depth == 0:
-            self.terminal.answer_text(delta)
-
-    def hook(self, kind: str, fields: dict) -> None:
-        """A hook's event: its notices are shown (a hook's run itself is narrated under --verbose)."""
-        if kind == "informational":
-            self.terminal.notice(str(fields.get("content", "")), fields.get("level") == "warning")
-
-
-def _argument(arguments: dict) -> str:
-    """The one argument that says what a call does."""
-    for key in ("file_path", "command", "pattern", "skill", "subagent_type", "description", "path"):
-        if isinstance(arguments.get(key), str):
-            value = " ".join(arguments[key].split())
-            return value if len(value) <= 60 else value[:59] + "…"
-    return ""
 
 
 def approval_question(tool: str, arguments: dict, agent: str = "main") -> str:
@@ -100,8 +63,14 @@ def run_interactive(args: argparse.Namespace, env: Mapping[str, str], first_prom
     args.include_partial_messages = True  # replies stream onto the screen; a recording says so
     home = Path.home()
     terminal = Terminal(Path.cwd(), home / ".cache" / "agent" / "history", {**BUILTINS})
-    screen = _Screen(terminal)
+    board = Board()
+    screen = Screen(terminal, board)
     session, history = build_session(args, environment, screen, confirm_trust=lambda: ask_trust(terminal, Path.cwd(), home))
+    board.tasks = lambda: list(session.background.tasks)  # how its background agents are doing
+    board.stoppable = not args.record  # a replay could not stop an agent where the person did
+    keys, todo = TurnKeys(terminal, board), TodoView(session)
+    terminal.below = lambda: todo.live_lines() + keys.lines()  # the todo list and the panel of agents
+    terminal.during_turn, terminal.activity, terminal.after_turn = keys.reading, todo.activity, todo.after_turn
     if session.hooks is not None:  # what hooks tell the person (a systemMessage) shows among the tool lines
         session.hooks.listener = screen.hook
     session.approver = lambda agent, call_id, tool, arguments: Approval(
@@ -198,7 +167,8 @@ def _turn(terminal: Terminal, conversation, prompt: str):
     conversation), None otherwise."""
     terminal.waiting()
     try:
-        result = conversation.turn(prompt)
+        with terminal.during_turn():  # the panel's keys
+            result = conversation.turn(prompt)
     except KeyboardInterrupt:
         terminal.answer_done("")
         terminal.say("(cancelled; the conversation is as it was before that message)", "dim")
@@ -208,6 +178,8 @@ def _turn(terminal: Terminal, conversation, prompt: str):
         terminal.say(f"error: {error}", "red")
         return None
     terminal.answer_done(result.text.strip())
+    for line in terminal.after_turn(result.messages):  # the todo list, when the turn changed it
+        terminal.say(line)
     if result.subtype == "error_max_turns":
         terminal.say(f"(stopped at the turn limit: {result.turns} turns)", "yellow")
     return result
@@ -261,6 +233,11 @@ def _builtin(name: str, rest: str, terminal: Terminal, session, conversation):
             terminal.say(line)
     elif name == "resume":
         return resumed(terminal, session)
+    elif name == "tasks":
+        from agent.cli.tasks_command import tasks_command
+
+        for line in tasks_command(rest, session.observer.board):
+            terminal.say(line)
     return None
 
 

@@ -15,13 +15,13 @@ import signal
 import sys
 import threading
 from pathlib import Path
-from typing import Iterable
+from typing import Callable, Iterable
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.completion import Completer, Completion
 from prompt_toolkit.history import FileHistory, InMemoryHistory
 from prompt_toolkit.key_binding import KeyBindings
-from rich.console import Console
+from rich.console import Console, Group
 from rich.live import Live
 from rich.markdown import Markdown
 from rich.spinner import Spinner
@@ -87,7 +87,17 @@ class Terminal:
                                     complete_while_typing=False)
         self._lock = threading.RLock()
         self._live: Live | None = None
+        self._view = None  # what the live area shows above `below`: the spinner, or the answer so far
         self._answer = ""
+        self.below: Callable[[], list[str]] = list  # lines kept under it (the panel of agents), read at each refresh
+        self.during_turn: Callable[[], contextlib.AbstractContextManager] = contextlib.nullcontext  # keys read meanwhile
+        self.activity: Callable[[], str] = lambda: "thinking…"  # what the spinner says (the task in progress)
+        self.after_turn: Callable[[object], list[str]] = lambda messages: []  # lines shown once a turn ended
+
+    @property
+    def lock(self) -> threading.RLock:
+        """Held while anything is shown or asked: a question's answer is read under it."""
+        return self._lock
 
     def read(self) -> str:
         """The next input; raises EOFError on Ctrl-D and KeyboardInterrupt on Ctrl-C. When the
@@ -111,8 +121,8 @@ class Terminal:
         with self._lock:
             self._answer = ""
             if self.interactive_output:
-                live = Live(Spinner("dots", text="thinking…"), console=self.console, transient=True,
-                            refresh_per_second=12)
+                self._view = Spinner("dots", text=self.activity())
+                live = Live(console=self.console, transient=True, refresh_per_second=12, get_renderable=self._live_view)
                 with _interrupt_deferred():
                     live.start()
                     self._live = live
@@ -122,7 +132,15 @@ class Terminal:
         with self._lock:
             self._answer += delta
             if self._live is not None:
-                self._live.update(Markdown(shown(self._answer, self.console.file)))
+                self._view = Markdown(shown(self._answer, self.console.file))
+                self._live.refresh()
+
+    def _live_view(self):
+        """The spinner (or the answer so far) with the `below` lines under it."""
+        if isinstance(self._view, Spinner):
+            self._view.update(text=self.activity())
+        lines = self.below()
+        return Group(self._view, *(Text(shown(line, self.console.file)) for line in lines)) if lines else self._view
 
     def answer_done(self, text: str) -> None:
         """The whole answer: shown as Markdown (the streamed view replaced by the final one)."""
@@ -141,14 +159,19 @@ class Terminal:
         """A call's result in one short line, under the call."""
         self._between_answers(Text("  " * depth + "  ⎿ " + shown(summary, self.chrome.file), style="dim"))
 
+    def show(self, lines: list[str]) -> None:
+        """Lines of our own shown above the live area while a turn runs (an agent opened from the panel)."""
+        self._between_answers(*(Text(shown(line, self.chrome.file)) for line in lines))
+
     def notice(self, text: str, warning: bool = False) -> None:
         """What a hook tells the person (its systemMessage), on a line of its own between answers."""
         self._between_answers(Text("● ", style="yellow" if warning else "dim") + Text(shown(text, self.chrome.file)))
 
-    def _between_answers(self, line: Text) -> None:
+    def _between_answers(self, *lines: Text) -> None:
         with self._lock:
             paused = self._pause_live()
-            self.chrome.print(line)
+            for line in lines:
+                self.chrome.print(line)
             if paused:
                 self.waiting()
 

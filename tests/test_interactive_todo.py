@@ -1,0 +1,39 @@
+"""The todo list in interactive mode, as Claude Code shows it, driven in a pty against the scripted
+model on both wires: under the spinner while a turn runs (the spinner saying the task in
+progress's activeForm), and after a turn that changed it, with how many are done."""
+
+from __future__ import annotations
+
+import pytest
+
+from pty_session import start  # noqa: F401 (start is the fixture these tests use)
+from scripted_model import call, text
+
+
+def slow(reply, seconds: float):
+    reply.delay_s = seconds
+    return reply
+
+
+@pytest.mark.parametrize("provider", ["openrouter", "anthropic"])
+def test_the_todo_list_shows_under_the_spinner_and_after_the_turn(model, start, provider):
+    model.script(call("TaskCreate", subject="Review code", description="Review a.py", activeForm="Reviewing code"),
+                 call("TaskCreate", subject="Write summary", description="Summarise it", activeForm="Writing summary"),
+                 call("TaskUpdate", taskId="1", status="in_progress"),
+                 slow(call("TaskUpdate", taskId="1", status="completed"), 2),
+                 slow(text("Reviewed; the summary is next."), 1),
+                 text("Nothing changed."))
+    session = start(provider=provider)
+    session.ready()
+    session.send("Review a.py, then summarise")
+    session.expect(r"Reviewing code…")  # the spinner says what the task in progress does
+    session.expect(r"⎿  ◼ Review code\s+◻ Write summary")
+    session.expect("Reviewed; the summary is next.")
+    session.expect(r"1/2 tasks done\s+✔ Review code\s+◻ Write summary")
+    session.ready()
+    session.send("Anything else?")
+    session.expect("Nothing changed.")
+    session.ready()
+    session.send("/exit")
+    assert session.end() == 0
+    assert session.seen.count("tasks done") == 1  # shown again only when a turn changes it
