@@ -119,3 +119,22 @@ def test_nested_agents_are_a_tree_with_counts_and_keys_open_and_stop_one(model, 
     assert session.end() == 0
     reviewer = [r for r in model.requests if "TASK: review" in r.first_user_text()]
     assert "Stopped by the user (/tasks)" in str(reviewer[-1].body)  # its call failed; it went on
+
+
+@WIRES
+def test_ctrl_c_still_cancels_a_turn_while_the_panel_reads_keys(model, start, provider):
+    model.script(call("Agent", description="Suggest code improvements", prompt="TASK: improve a.py",
+                      subagent_type="code-improver"),
+                 text("Waiting for it."), text("Back at the prompt."))
+    model.route("TASK: improve a.py", text("too late", delay_s=8))
+    session = improve(start, provider)
+    session.expect(r"↓/↑ select · Enter open · x stop")  # the panel reads keys now
+    session.child.sendcontrol("c")
+    session.expect(r"\(cancelled")
+    session.ready()
+    session.send("Still there?")
+    session.expect("Still there?")  # typing shows again
+    session.expect("Back at the prompt.")
+    session.ready()
+    session.send("/exit")
+    assert session.end() == 0
