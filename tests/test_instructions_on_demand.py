@@ -137,3 +137,18 @@ def test_a_subfolders_files_stay_inside_their_folder(agent, tmp_path):
     assert attached(run.payloads[2]) == joined(agent, [reminder("{{workspace}}/b/CLAUDE.md", "B-MD.\n@../../secret.txt\n@~/.ssh/id_rsa\n")])
     assert "TOP-SECRET" not in run.bodies[-1] and "PRIVATE-KEY" not in run.bodies[-1]
     assert "a/CLAUDE.md: it leads to" in run.stderr and "id_rsa: it leads to" in run.stderr
+
+
+def test_a_bash_command_reading_a_file_with_cat_head_tail_sed_or_grep_attaches_too(agent):
+    for folder in ("c1", "c2", "c3", "c4", "c5", "c6"):
+        agent.write(f"{folder}/CLAUDE.md", f"{folder.upper()}-MD.\n")
+        agent.write(f"{folder}/f.txt", "x\n")
+    commands = ["head -n 1 c1/f.txt", "cat c2/f.txt | tr x y", "wc -l c3/f.txt", "cat c4/f.txt && echo hi",
+                "cd c5 && cat f.txt", "grep -c x c6/f.txt c6/missing.txt || true"]
+    agent.script(*[call("Bash", command=command) for command in commands], text("done"))
+    run = agent.run("Look.")
+    assert run.exit_code == 0 and run.stdout.strip() == "done"
+    after = [attached(payload) for payload in run.payloads[1:7]]
+    assert after[0] == joined(agent, [reminder("{{workspace}}/c1/CLAUDE.md", "C1-MD.\n")])
+    assert after[3] == joined(agent, [reminder("{{workspace}}/c4/CLAUDE.md", "C4-MD.\n")])
+    assert after[1] == after[2] == after[4] == after[5] == []  # a pipe, wc, a file read after cd, an operator

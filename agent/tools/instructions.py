@@ -1,5 +1,6 @@
 """Instructions loaded on demand: when an agent (the main conversation or any subagent, Explore and
-Plan included) reads, edits or writes a file below its working folder, the `CLAUDE.md` files of
+Plan included) reads, edits or writes a file below its working folder (with a tool, or with cat,
+head, tail, sed or grep in a Bash command), the `CLAUDE.md` files of
 the folders between the two, and the rules whose `paths` match the file, are attached after that
 turn's tool results, as Claude Code 2.1.332 attaches them: one `<system-reminder>` text block per
 file, `Contents of <path>:`, a blank line and the file's text, each block but the last ending in a
@@ -17,6 +18,7 @@ from __future__ import annotations
 import logging
 import os
 import re
+import shlex
 from pathlib import Path
 from typing import Any, Collection, Iterable
 
@@ -29,6 +31,9 @@ log = logging.getLogger("agent")
 
 MAX_ATTACHED = 40
 FILE_TOOLS = {"Read": "file_path", "Edit": "file_path", "Write": "file_path", "NotebookEdit": "notebook_path"}
+BASH_READERS = frozenset({"cat", "head", "tail", "sed", "grep"})  # the commands Claude Code was seen to notice
+MAX_BASH_CHARS, MAX_BASH_FILES = 10_000, 20
+_OPERATORS = re.compile(r"[|;&<>`\n]|\$\(")  # what makes a part more than one plain command
 _OPEN = "<system-reminder>\nContents of "
 _GIVEN = re.compile(r"^Contents of (\S.*) \([^()\n]*\):$", re.MULTILINE)  # an entry of the start's block
 
@@ -52,7 +57,7 @@ class Instructions:
         """The text blocks to add after `results`, the tool results of `calls`, in a conversation
         in `cwd` whose messages so far are `messages`: the instructions of the files the calls read
         or edited that it has not been given yet."""
-        touched = [path for call, result in zip(calls, results) if (path := _touched(call, result, cwd))]
+        touched = [path for call, result in zip(calls, results) for path in _touched(call, result, cwd)]
         if not touched:
             return []
         given = {os.path.realpath(path) for path in given_paths(messages)}
@@ -69,7 +74,7 @@ class Instructions:
 
     def _load_for(self, cwd: Path, path: Path, loader: Loader) -> None:
         """Into `loader`: the folders' files between `cwd` and `path`, then the rules `path` matches."""
-        waiting = list(self._waiting.get(cwd) or self._start_rules(cwd))
+        waiting = list(self._waiting[cwd] if cwd in self._waiting else self._start_rules(cwd))
         for folder in _folders_between(cwd, path):
             waiting += load_folder(folder, self.sources, loader, local_last=False)
         for rule in waiting:
@@ -99,16 +104,43 @@ def given_paths(messages: Iterable[dict[str, Any]]) -> list[str]:
     return found
 
 
-def _touched(call: Any, result: dict[str, Any], cwd: Path) -> Path | None:
-    """The file a successful Read, Edit, Write or NotebookEdit call worked on, when it lies below
-    `cwd` (never `cwd` itself: its instructions came at the start)."""
-    key = FILE_TOOLS.get(getattr(call, "name", ""))
-    value = (getattr(call, "arguments", None) or {}).get(key) if key else None
-    if not isinstance(value, str) or not value.strip() or result.get("is_error") or "\0" in value:
-        return None
-    path = normal_path(Path(cwd) / os.path.expanduser(value.strip()))
+def _touched(call: Any, result: dict[str, Any], cwd: Path) -> list[Path]:
+    """The files below `cwd` (never `cwd` itself: its instructions came at the start) that a
+    successful call worked on: a Read, Edit, Write or NotebookEdit's file, or the files a Bash
+    command reads with cat, head, tail, sed or grep (`bash_reads`)."""
+    name, arguments = getattr(call, "name", ""), getattr(call, "arguments", None) or {}
+    if result.get("is_error"):
+        return []
+    if name == "Bash":
+        values = bash_reads(arguments.get("command"), cwd)
+    else:
+        value = arguments.get(FILE_TOOLS[name]) if name in FILE_TOOLS else None
+        values = [value] if isinstance(value, str) and value.strip() and "\0" not in value else []
     root = normal_path(Path(cwd))
-    return path if path != root and root in path.parents else None
+    paths = [normal_path(Path(cwd) / os.path.expanduser(value.strip())) for value in values]
+    return [path for path in paths if path != root and root in path.parents]
+
+
+def bash_reads(command: Any, cwd: Path) -> list[str]:
+    """The files a Bash command reads as Claude Code 2.1.332 notices them: each `&&`-joined part
+    that is one plain command (no pipe, redirection, substitution or other operator) run by cat,
+    head, tail, sed or grep, and of its words those naming an existing file (relative to `cwd`).
+    `cd x && cat y` reads `y` from `cwd`, as Claude Code takes it; `wc`, `ls` and pipelines count
+    for nothing. At most MAX_BASH_FILES, from a command of at most MAX_BASH_CHARS."""
+    if not isinstance(command, str) or len(command) > MAX_BASH_CHARS or "\0" in command:
+        return []
+    found = []
+    for part in command.split("&&"):
+        if _OPERATORS.search(part):
+            continue
+        try:
+            words = shlex.split(part)
+        except ValueError:  # an unclosed quote: not a command we can read
+            continue
+        if not words or os.path.basename(words[0]) not in BASH_READERS:
+            continue
+        found += [word for word in words[1:] if not word.startswith("-") and os.path.isfile(Path(cwd) / word)]
+    return found[:MAX_BASH_FILES]
 
 
 def _applies(rule: Rule, path: Path, home: Path) -> bool:
