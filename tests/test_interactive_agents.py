@@ -138,3 +138,24 @@ def test_ctrl_c_still_cancels_a_turn_while_the_panel_reads_keys(model, start, pr
     session.ready()
     session.send("/exit")
     assert session.end() == 0
+
+
+@WIRES
+def test_enter_attaches_to_a_background_agent_and_its_calls_show_as_they_happen(model, start, provider):
+    model.script(call("Agent", description="Suggest code improvements", prompt="TASK: improve a.py",
+                      subagent_type="code-improver"),
+                 text("Waiting for it."), text("Got the advice."))
+    reading = call("Read", file_path="a.py")
+    reading.delay_s = 4  # time to attach before it reads
+    model.route("TASK: improve a.py", reading, text("Rename x to count."))
+    session = improve(start, provider)
+    session.expect(r"↓/↑ select · Enter open · x stop")
+    session.child.send(DOWN)
+    session.child.send("\r")
+    session.expect(r"\(attached to #1: Esc lets go\)")
+    session.expect(r"  ● Read\(a\.py\)")  # its call, under its row's depth, as it happens
+    session.expect(r"⎿ x = 1")
+    session.expect("Got the advice.")
+    session.ready()
+    session.send("/exit")
+    assert session.end() == 0

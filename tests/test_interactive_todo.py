@@ -37,3 +37,20 @@ def test_the_todo_list_shows_under_the_spinner_and_after_the_turn(model, start, 
     session.send("/exit")
     assert session.end() == 0
     assert session.seen.count("tasks done") == 1  # shown again only when a turn changes it
+
+
+@pytest.mark.parametrize("provider", ["openrouter", "anthropic"])
+def test_a_todowrite_list_shows_the_same_way(model, start, provider):
+    todos = [{"content": "Run the tests", "status": "completed", "activeForm": "Running the tests"},
+             {"content": "Fix the failure", "status": "in_progress", "activeForm": "Fixing the failure"}]
+    model.script(call("TodoWrite", todos=todos), slow(text("Fixing it now."), 2))
+    session = start(provider=provider, settings={"env": {"CLAUDE_CODE_ENABLE_TASKS": "0"}})
+    session.ready()
+    session.send("Fix the tests")
+    session.expect(r"Fixing the failure…")
+    session.expect(r"⎿  ✔ Run the tests\s+◼ Fix the failure")
+    session.expect(r"1/2 tasks done\s+✔ Run the tests\s+◼ Fix the failure")
+    session.ready()
+    session.send("/exit")
+    assert session.end() == 0
+    assert "TodoWrite" in str(model.requests[0].body) and "TaskCreate" not in str(model.requests[0].body)

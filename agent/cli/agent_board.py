@@ -53,6 +53,7 @@ class Board:
         self.clock = clock
         self.rows: dict[str, Row] = {}
         self.stoppable = True  # False while recording: a replay would not stop the agent where the person did
+        self.attached: str | None = None  # the row whose work the screen follows as it happens (opened with Enter)
         self._calls: dict[str, tuple[str, str, str | None]] = {}  # call id -> (kind, description, caller's row)
         self._lock = threading.Lock()
 
@@ -150,6 +151,10 @@ class Board:
     def numbered(self, number: int) -> Row | None:
         """The row /tasks lists as #`number`, while it is listed."""
         return next((row for row in self.listed() if row.number == number), None)
+
+    def followed(self, row: Row) -> bool:
+        """Whether the screen shows `row`'s work as it happens: it, or an agent above it, is attached."""
+        return self.attached is not None and any(r.key == self.attached for r in self.path(row))
 
     def path(self, row: Row) -> list[Row]:
         """The rows from the top one down to `row` (the way back to main)."""

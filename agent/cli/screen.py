@@ -35,8 +35,8 @@ class Screen:
         row = self.board.seen(agent, message)
         if row is not None and self.board.stopping(row):
             raise ToolError(STOPPED)
-        if row is not None and row.background:
-            return  # its work shows in its own view
+        if row is not None and row.background and not self.board.followed(row):
+            return  # its work shows in its own view, and here once attached (Enter in the panel)
         content = message.get("content")
         for block in content if isinstance(content, list) else ():
             if block.get("type") == "tool_use":

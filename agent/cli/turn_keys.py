@@ -1,6 +1,7 @@
 """Keys for the panel of agents while a turn runs, as Claude Code's `↓ to manage`: ↓/↑ select an
-agent (the panel opens the way to it), Enter shows its transcript so far above the panel, x stops
-it (or clears a finished row), Esc lets go. Keys are read only while the panel lists an agent, so
+agent (the panel opens the way to it), Enter shows its transcript so far above the panel and
+attaches to it (its next calls show as they happen), x stops it (or clears a finished row), Esc
+lets go. Keys are read only while the panel lists an agent, so
 what a person types ahead during other turns still reaches the next prompt; Ctrl-C keeps
 interrupting the turn (the terminal's signals stay on), and a question being asked gets its answer
 (keys are never read while the terminal asks)."""
@@ -45,9 +46,10 @@ class TurnKeys:
             if key in UP or key in DOWN:
                 self._move(-1 if key in UP else 1)
             elif key == "\x1b":
-                self.selected = None
+                self.selected = self.board.attached = None
             elif key in "\r\n" and (row := self._row()) is not None:
-                self.terminal.show(opened_lines(self.board, row))
+                self.terminal.show([*opened_lines(self.board, row), f"(attached to #{row.number}: Esc lets go)"])
+                self.board.attached = row.key
             elif key in "xX" and (row := self._row()) is not None:
                 if not row.running:
                     self.board.clear(row)
@@ -89,7 +91,7 @@ class TurnKeys:
         try:
             yield
         finally:
-            self.active, self.selected = False, None
+            self.active, self.selected, self.board.attached = False, None, None
             done.set()
             reader.join(1)
             termios.tcsetattr(fd, termios.TCSADRAIN, before)
