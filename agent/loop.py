@@ -133,8 +133,8 @@ def run_loop(agent: AgentSpec, messages: list[dict[str, Any]], session: Any,
             raise
         context = context if context.agent is agent else ToolContext(session, agent, messages=messages)
         usage.add(reply.usage)
-        if reply.blocks:  # an empty assistant turn could not be sent back
         compacting.replied(reply.usage)
+        if reply.blocks:  # an empty assistant turn could not be sent back
             _record(agent, _append(messages, reply.as_message()))
         text, stop = reply.text, reply.stop_reason
         if stop == Stop.PAUSE:
