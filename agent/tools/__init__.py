@@ -1,10 +1,11 @@
 """Tools: what a tool is (`base`), the six built-ins (`files`, `shell`, `search`), what keeps Read
 and the searches bounded (`reading`: capped lines; `globs`: matching without backtracking;
 `listing`: the files a search sees, within its time limit) and the one place tool calls are
-executed (`execute`).
+executed (`execute`). `instructions` attaches a subfolder's CLAUDE.md and rules after the results
+of the calls that touched it.
 
-May import: `conversation`, `errors`, `secrets`, `processes`, `permissions`, and `hooks` (the executor fires
-the tool moments' hooks). Tools reach the session, the workspace and the running agent
+May import: `conversation`, `errors`, `secrets`, `processes`, `permissions`, `memory` (the instruction
+files), and `hooks` (the executor fires the tool moments' hooks). Tools reach the session, the workspace and the running agent
 only through the context object they are called with, so nothing here imports a layer above.
 """
 
