@@ -5,8 +5,9 @@ executed (`execute`). `instructions` attaches a subfolder's CLAUDE.md and rules 
 of the calls that touched it.
 
 May import: `conversation`, `errors`, `secrets`, `processes`, `permissions`, `memory` (the instruction
-files), and `hooks` (the executor fires the tool moments' hooks). Tools reach the session, the workspace and the running agent
-only through the context object they are called with, so nothing here imports a layer above.
+files), and `hooks` (the executor fires the tool moments' hooks). Tools reach the session, the
+workspace and the running agent only through the context object they are called with, so nothing
+here imports a layer above.
 """
 
 from __future__ import annotations
