@@ -5,8 +5,12 @@ counts, and `/tasks` lists, opens and clears them, each row with its model and e
 
 from __future__ import annotations
 
+import os
+import subprocess
+
 import pytest
 
+from conftest import REPO
 from pty_session import start  # noqa: F401 (start is the fixture these tests use)
 from scripted_model import call, text
 
@@ -159,3 +163,29 @@ def test_enter_attaches_to_a_background_agent_and_its_calls_show_as_they_happen(
     session.ready()
     session.send("/exit")
     assert session.end() == 0
+
+
+@WIRES
+def test_while_recording_x_does_not_stop_an_agent_and_the_session_replays(model, start, provider, tmp_path):
+    model.script(call("Agent", description="Suggest code improvements", prompt="TASK: improve a.py",
+                      subagent_type="code-improver"),
+                 text("Waiting for it."), text("Got the advice."))
+    model.route("TASK: improve a.py", call("Read", file_path="a.py"), text("Rename x to count.", delay_s=4))
+    cassette = tmp_path / "session.yaml"
+    session = start("--record", str(cassette), provider=provider)
+    agent_file(session, "code-improver", IMPROVER)
+    (session.workspace / "a.py").write_text("x = 1\n")
+    session.ready()
+    session.send("Improve a.py")
+    session.expect(r"↓/↑ select · Enter open · x stop")
+    session.child.send(DOWN)
+    session.child.send("x")
+    session.expect("stopping an agent is not available while recording")
+    session.expect("Got the advice.")
+    session.ready()
+    session.send("/exit")
+    assert session.end() == 0
+    replay = subprocess.run([str(REPO / "your_program.sh"), "--replay", str(cassette), "--replay-tools"],
+                            cwd=session.workspace, env={**os.environ, "HOME": str(session.home)},
+                            stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
+    assert (replay.returncode, replay.stdout) == (0, "Got the advice.\n"), replay.stderr
