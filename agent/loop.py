@@ -19,6 +19,7 @@ from agent.model.reasoning import SESSION_EFFORT
 from agent.tools import structured_output as structured
 from agent.tools.base import Tool
 from agent.tools.execute import execute_all
+from agent.tools.todo.reminder import with_reminder
 
 log = logging.getLogger("agent")
 
@@ -165,6 +166,7 @@ def run_loop(agent: AgentSpec, messages: list[dict[str, Any]], session: Any,
             _check(cancelled)
             results = execute_all(reply.tool_calls, agent.tools, context)
             repeats.warn(reply.tool_calls, results)
+            results = with_reminder(results, messages, agent, session)  # Claude Code's nudge to keep the list
             if session.instructions is not None:  # a subfolder's CLAUDE.md and the rules its files match
                 results += session.instructions.attached(context.workspace.cwd, messages, reply.tool_calls, results)
         _record(agent, _append(messages, {"role": "user", "content": results}))
