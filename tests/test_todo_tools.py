@@ -170,8 +170,11 @@ def test_a_replay_runs_the_tools_again_and_replay_tools_answers_them_from_the_ca
 
 def test_task_stop_names_what_it_cannot_stop(agent):
     agent.script(call("TaskStop", task_id="nope"), call("TaskStop"), call("TaskStop", shell_id="nope2"), text("Ok."))
-    run = agent.run("Stop it.")
+    run = agent.run("Stop it.", "--output-format", "stream-json", "--verbose")
     assert run.exit_code == 0, run.stderr
+    assert [line.get("tool_use_result") for line in stream(run) if line["type"] == "user"] == [
+        "Error: No task found with ID: nope", "Error: Missing required parameter: task_id",
+        "Error: No task found with ID: nope2"]
     errors = [result.removeprefix("Error: ") for result in results(agent, run)]  # the chat wire's mark of an error
     assert errors == ["No task found with ID: nope", "Missing required parameter: task_id",
                       "No task found with ID: nope2"]

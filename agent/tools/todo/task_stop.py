@@ -14,6 +14,20 @@ from agent.tools.todo.texts import TASK_STOP as TASK_STOP_TEXT
 
 
 def _stop(arguments: dict[str, Any], context: Any) -> str:
+    try:
+        stopped = _stopped(arguments, context)
+    except ToolError as error:  # Claude Code's stream-json line shows the error as its tool_use_result
+        context.session.todo.note_result(context.call_id, f"Error: {error}")
+        raise
+    task_id = stopped.agent_id
+    result = {"message": f"Successfully stopped task: {task_id} ({stopped.description})", "task_id": task_id,
+              "task_type": "local_agent", "command": stopped.description}
+    context.session.todo.note_result(context.call_id, result)
+    return json.dumps(result, ensure_ascii=False, separators=(",", ":"))
+
+
+def _stopped(arguments: dict[str, Any], context: Any) -> Any:
+    """The background agent the call stopped (ToolError when it names none that runs)."""
     task_id = arguments.get("task_id") or arguments.get("shell_id")
     if not task_id:
         raise ToolError("Missing required parameter: task_id")
@@ -21,10 +35,7 @@ def _stop(arguments: dict[str, Any], context: Any) -> str:
     stopped = background.stop(task_id) if background is not None else None
     if stopped is None:
         raise ToolError(f"No task found with ID: {task_id}")
-    result = {"message": f"Successfully stopped task: {task_id} ({stopped.description})", "task_id": task_id,
-              "task_type": "local_agent", "command": stopped.description}
-    context.session.todo.note_result(context.call_id, result)
-    return json.dumps(result, ensure_ascii=False, separators=(",", ":"))
+    return stopped
 
 
 TASK_STOP = Tool(
