@@ -33,6 +33,7 @@ BUILTINS = {
     "fork": "fork the conversation: /fork <directive>; the fork's report comes back here",
     "subtask": "the same as /fork: /subtask <task>",
     "tasks": "the agents running or just finished: /tasks [<n> | stop <n> | x]",
+    "compact": "summarise the conversation so far to free its context: /compact [instructions]",
     "exit": "end the session",
 }
 _MENTION = re.compile(r"(?:^|(?<=\s))@(\S+)")
@@ -143,8 +144,10 @@ def _handle(line: str, terminal: Terminal, session, conversation, args, turns: _
     if not line.strip():
         return None
     word = line.split()[0]
-    if word in ("/fork", "/subtask"):  # a turn of the conversation, so a recording replays it
-        if directive := line[len(word):].strip():
+    if word in ("/fork", "/subtask", "/compact"):  # a turn of the conversation, so a recording replays it
+        if word == "/compact":  # agent.compaction.command: one summary request, then the conversation goes on from it
+            terminal.say("compacting the conversation: the next prompt continues from its summary", "dim")
+        elif directive := line[len(word):].strip():
             terminal.say(f"⑂ forked {fork_name(directive)}: its report comes back here", "dim")
         turns.run(terminal, conversation, line.strip())
         return None
