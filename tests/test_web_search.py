@@ -125,7 +125,7 @@ def test_a_search_is_a_request_of_its_own_with_the_providers_web_search(agent):
         assert search["messages"][-1] == {"role": "user", "content": "Perform a web search for the query: best pears"}
         expected = (f'Web search results for query: "best pears"\n\n{LINKS}\n\n'
                     f"Conference pears are the best. Enjoy.\n\n\n{REMINDER}")
-    assert search["model"] == run.payloads[0]["model"]  # the session's model
+    assert search["model"] == run.payloads[0]["model"]  # the calling agent's model
     assert result_of(run.payloads[2]) == expected
     # the search is in the cassette: a replay needs no network, running the tools or not
     assert agent.replay().stdout == "Conference. Sources: [Pear guide](https://pears.example/guide)\n"
@@ -223,14 +223,18 @@ def test_websearch_needs_permission_in_print_mode_and_a_rule_grants_it(agent):
     assert len(denied.payloads) == 2 and "denied" in result_of(denied.payloads[1]).lower()
 
 
-def test_an_agent_listing_the_web_tools_gets_them_without_a_warning(agent):
+def test_an_agent_listing_the_web_tools_gets_them_without_a_warning_and_searches_on_its_model(agent):
+    agent.allow_any_model()
     agent.agent_file("researcher.md", "researcher", "Researches the web.", "You research.",
-                     extra="tools: Read, WebFetch, WebSearch, NotebookEdit, TaskCreate, TodoWrite")
+                     extra="tools: Read, WebFetch, WebSearch, NotebookEdit, TaskCreate, TodoWrite\nmodel: sonnet")
     agent.script(call("Agent", description="research", prompt="Find pears", subagent_type="researcher",
                       run_in_background=False),
-                 text("Pears found."), text("Done."))
+                 call("WebSearch", query="best pears"), searched, text("Pears found."), text("Done."))
     run = agent.run("Research pears.")
-    assert run.exit_code == 0 and "does not have" not in run.stderr
-    offered = run.payloads[1]["tools"]
-    names = [tool.get("name") or tool["function"]["name"] for tool in offered]
+    assert (run.exit_code, run.stdout) == (0, "Done.\n") and "does not have" not in run.stderr
+    main, researcher, search = run.payloads[:3]
+    names = [tool.get("name") or tool["function"]["name"] for tool in researcher["tools"]]
     assert {"Read", "WebFetch", "WebSearch", "NotebookEdit"} <= set(names)
+    # a subagent's search is on its own model, as Claude Code's is
+    assert search["model"] == researcher["model"] != main["model"]
+    assert result_of(run.payloads[3]).startswith('Web search results for query: "best pears"')

@@ -1,11 +1,12 @@
 """The WebSearch tool, as Claude Code 2.1.332 runs it: a client tool whose call makes a request of
 its own through the session's model client (under the agent label `WebSearch`, so a cassette
-records it, a trace shows it and --max-budget-usd counts it), asking the provider's web search to
-search once for the query: on the Messages API the web_search server tool, forced, with
-thinking off and temperature 1; on OpenRouter its web plugin. The reply's text, its search results'
-titles and URLs (`server_tool_use` / `web_search_tool_result` blocks, or the chat wire's
-url_citation annotations) become the one tool result the calling model sees, in Claude Code's
-words. A paused search (pause_turn) is sent back with its server blocks, so the provider goes on.
+records it, a trace shows it and --max-budget-usd counts it) on the calling agent's model, asking
+the provider's web search to search once for the query: on the Messages API the web_search server
+tool, forced, with thinking off and temperature 1; on OpenRouter its web plugin. The reply's text,
+its search results' titles and URLs (`server_tool_use` / `web_search_tool_result` blocks, or the
+chat wire's url_citation annotations) become the one tool result the calling model sees, in
+Claude Code's words. A paused search (pause_turn) is sent back with its server blocks, so the
+provider goes on.
 """
 
 from __future__ import annotations
@@ -76,18 +77,19 @@ def _web_search(arguments: dict[str, Any], context: Any) -> str:
     session = context.session
     if getattr(session, "client", None) is None:
         raise ToolError("WebSearch needs a model to search with, and this session has none.")
-    return search_result(query, _search(session, query, WebSearch(allowed, blocked)))
+    return search_result(query, _search(session, context.agent.model, query, WebSearch(allowed, blocked)))
 
 
-def _search(session: Any, query: str, search: WebSearch) -> list[dict[str, Any]]:
-    """The blocks of the search's replies, in order: one request, and again after a pause."""
+def _search(session: Any, model: str, query: str, search: WebSearch) -> list[dict[str, Any]]:
+    """The blocks of the search's replies, in order: one request on the calling agent's `model`
+    (as Claude Code's: a subagent's search is on its own model), and again after a pause."""
     options = RequestOptions(thinking="disabled", temperature=1, cached=False, web_search=search)
     messages: list[dict[str, Any]] = [
         {"role": "user", "content": [{"type": "text", "text": f"Perform a web search for the query: {query}"}]}]
     blocks: list[dict[str, Any]] = []
     for _ in range(1 + MAX_CONTINUATIONS):
         try:  # streamed, as Claude Code's is; nobody watches the text
-            reply = session.client.complete(SEARCH_SYSTEM, messages, [], session.model, SEARCH_AGENT,
+            reply = session.client.complete(SEARCH_SYSTEM, messages, [], model, SEARCH_AGENT,
                                             on_text=_unwatched, own=options, max_tokens=MAX_TOKENS)
         except (ReplayMismatch, Interrupted):
             raise
