@@ -18,9 +18,10 @@ from agent.tools.base import Tool
 
 
 def builtin_tools() -> list[Tool]:
-    """Every built-in tool, in the order Claude Code 2.1.332 lists them: Read, Write, Edit, Bash,
-    Glob, Grep, NotebookEdit, WebFetch, WebSearch, then the todo tools (a session offers the task
-    tools or TodoWrite of them)."""
+    """Every built-in tool, in the order they are offered: Read, Write, Edit, Bash, Glob, Grep,
+    NotebookEdit, WebFetch, WebSearch, then the todo tools (a session offers the task tools or
+    TodoWrite of them). All are offered at once: Claude Code 2.1.332 defers the later ones behind
+    ToolSearch, which this agent does not."""
     from agent.tools.files import EDIT, READ, WRITE
     from agent.tools.notebook_edit import NOTEBOOK_EDIT
     from agent.tools.search import GLOB, GREP
