@@ -110,3 +110,18 @@ SNAPSHOT = {"branch": "b", "main_branch": "main", "user": "", "status": "", "com
 def test_the_recorded_worktree_snapshots_are_checked_when_read(value, problem):
     found = worktree_git_status_problem(value)
     assert (found is None) if problem is None else (problem in found)
+
+
+def test_a_cassette_with_a_malformed_worktree_snapshot_is_refused_in_one_line(agent, tmp_path):
+    make_repository(agent.workspace)
+    agent.script(call("Agent", description="look", prompt=TASK, isolation="worktree", run_in_background=False),
+                 text("Looked."))
+    agent.route(TASK, text("nothing to change"))
+    assert agent.run("Look around in isolation.").exit_code == 0
+    data = yaml.safe_load(agent.cassette_path(1).read_text())
+    data["setup"]["worktree_git_status"] = {"../../etc": {"branch": "x"}}
+    forged = tmp_path / "forged.yaml"
+    forged.write_text(yaml.safe_dump(data))
+    run = agent.replay(cassette=forged)
+    assert run.exit_code == 2 and run.stdout == ""
+    assert len(run.stderr.strip().splitlines()) == 1 and "worktree_git_status" in run.stderr
