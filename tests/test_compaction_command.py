@@ -96,8 +96,9 @@ def test_resume_after_an_automatic_compaction_continues_from_the_summary(agent):
     kinds = [(line["type"], line.get("subtype"), line.get("status"), line.get("compact_result")) for line in lines]
     at = kinds.index(("system", "status", "compacting", None))
     assert kinds[at + 1] == ("system", "status", None, "success")
-    boundary = lines[at + 2]
+    boundary, shown = lines[at + 2], lines[at + 3]
     assert (boundary["type"], boundary["subtype"], boundary["compact_metadata"]["trigger"]) == ("system", "compact_boundary", "auto")
+    assert shown["type"] == "user" and shown["isSynthetic"] is True and CONTINUED in json.dumps(shown["message"])
     assert boundary["compact_metadata"]["pre_tokens"] == 250_123  # the size the provider named
     session_id = lines[-1]["session_id"]
     transcript = next((agent.home / ".claude" / "projects").glob(f"*/{session_id}.jsonl"))
@@ -113,3 +114,17 @@ def test_resume_after_an_automatic_compaction_continues_from_the_summary(agent):
     assert CONTINUED in sent and "SUMMARY-BEFORE-RESUME" in sent and "FIRST-RUN-DONE" in sent
     assert "first-step" not in sent and "Echo three steps" not in sent  # summarised: only the summary holds them
     assert "third-step" in sent  # kept verbatim
+
+
+def test_sessionstart_hooks_with_the_compact_matcher_add_their_context_after_a_compaction(agent):
+    hook = {"type": "command", "command": "echo AFTER-COMPACT-CONTEXT"}
+    agent.settings({"permissions": {"defaultMode": "bypassPermissions"},
+                    "hooks": {"SessionStart": [{"matcher": "compact", "hooks": [hook]}]}})
+    agent.script(call("Bash", command="echo one"), call("Bash", command="echo two"), too_long(agent.provider),
+                 summary("SUMMARY-STARTED-AGAIN"), text("DONE"))
+    run = agent.run("Echo two things")
+    assert run.exit_code == 0, run.stderr
+    assert not any("AFTER-COMPACT-CONTEXT" in body for body in run.bodies[:4])  # not at startup
+    continued = run.bodies[4]
+    assert "SessionStart:compact hook success: AFTER-COMPACT-CONTEXT" in continued
+    assert continued.index("AFTER-COMPACT-CONTEXT") < continued.index(CONTINUED)

@@ -138,3 +138,7 @@ class _CallWatch:
     def system(self, agent, fields: dict) -> None:
         if (inner := getattr(self.inner, "system", None)) is not None:
             inner(agent, fields)
+
+    def synthetic(self, agent, message: dict, entry_uuid: str) -> None:
+        if (inner := getattr(self.inner, "synthetic", None)) is not None:
+            inner(agent, message, entry_uuid)

@@ -217,6 +217,11 @@ class StreamJson:
         self._print({"type": "system", **fields, "uuid": fields.get("uuid") or str(uuid.uuid4()),
                      "session_id": self.session.session_id})
 
+    def synthetic(self, agent, message: dict[str, Any], entry_uuid: str) -> None:
+        """A user message the harness wrote (a compacted conversation's summary), marked as Claude
+        Code marks it (`isSynthetic`), with its transcript line's uuid."""
+        self._print({"type": "user", "message": message, **self._origin(agent), "uuid": entry_uuid, "isSynthetic": True})
+
     def mirror(self, path, line: str) -> None:
         """A transcript line as written, for the Agent SDK's SessionStore (--session-mirror)."""
         self._print({"type": "transcript_mirror", "filePath": str(path), "entries": [json.loads(line)]})

@@ -12,7 +12,7 @@ from typing import Any
 
 from agent.compaction.prompt import continuation, read_again, summary_of, summary_prompt
 from agent.errors import ProviderError
-from agent.hooks.events import pre_compact
+from agent.hooks.events import pre_compact, session_start
 
 SUMMARISED_SHARE = 0.4  # of the messages: Claude Code summarised 3 of 7, 7 of 17, 11 of 25, keeping the rest
 MAX_FILES_AGAIN = 5  # files read before the summary that are attached again, the latest first
@@ -43,7 +43,8 @@ def compact(agent, messages: list[dict[str, Any]], session, trigger: str, instru
     """Summarise the older part of `messages` (one request: the agent's model, system prompt and
     tools, the summary prompt appended to the last user message) and rebuild the conversation from
     the summary. PreCompact hooks fire first (`trigger`: manual or auto); what they print is added
-    to `instructions` (a `/compact <text>`'s), as Claude Code adds it."""
+    to `instructions` (a `/compact <text>`'s), as Claude Code adds it. The main conversation then
+    starts again: its SessionStart hooks (source `compact`) add their context before the summary."""
     hooks = pre_compact(session, agent, trigger, instructions)
     extra = "\n\n".join(text.strip() for text in [instructions, *(out for _, out in hooks)] if text.strip())
     cut = split_point(messages)
@@ -54,7 +55,8 @@ def compact(agent, messages: list[dict[str, Any]], session, trigger: str, instru
     summary = summary_of(reply.text)
     if not summary:
         raise ProviderError("the conversation could not be compacted: the summary request was answered without a summary")
-    opening = [*agent.context, continuation(summary, tools_used(older), bool(kept))]
+    started = session_start(session, agent, "compact") if agent.depth == 0 else ()
+    opening = [*agent.context, *started, continuation(summary, tools_used(older), bool(kept))]
     rebuilt = [{"role": "user", "content": [{"type": "text", "text": text} for text in opening]}, *kept]
     attach(rebuilt, files_read(older, kept))
     return Compacted(rebuilt, len(kept), hooks)

@@ -68,13 +68,16 @@ class Compacting:
         post_tokens = estimate_tokens(messages)
         metadata = {"trigger": trigger, "pre_tokens": pre_tokens, "post_tokens": post_tokens,
                     "duration_ms": int((time.monotonic() - started) * 1000)}
-        boundary = str(uuid.uuid4())
+        boundary, summary = str(uuid.uuid4()), str(uuid.uuid4())
         if agent.transcript is not None:
             boundary = agent.transcript.compact_boundary(trigger, pre_tokens, post_tokens, metadata["duration_ms"])
             for index, message in enumerate(messages):
                 agent.transcript.append(message, {"isCompactSummary": True} if index == 0 else None)
+                summary = agent.transcript.last_uuid if index == 0 else summary
         if notify is not None:
             notify(agent, {"subtype": "status", "status": None, "compact_result": "success"})
             notify(agent, {"subtype": "compact_boundary", "uuid": boundary, "compact_metadata": metadata,
                            "logical_parent_uuid": parent})
+            if (show := getattr(agent.observer, "synthetic", None)) is not None:
+                show(agent, messages[0], summary)  # the summary message, as Claude Code's stream shows it
         return done

@@ -53,7 +53,10 @@ def is_hook_entry(entry: Any) -> bool:
 
 
 def _key(agent: Any, event: str, hook_input: Any) -> tuple:
-    call = hook_input.get("tool_use_id") if isinstance(hook_input, dict) else None
+    """Which recorded firings a firing is matched with: the same agent, event and tool call, or
+    for SessionStart the same source (a compaction's `compact` firing is not the `startup` one)."""
+    fields = hook_input if isinstance(hook_input, dict) else {}
+    call = fields.get("tool_use_id") if event != "SessionStart" else fields.get("source")
     return agent, event, call if isinstance(call, str) else None
 
 
