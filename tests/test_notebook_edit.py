@@ -227,3 +227,22 @@ def test_a_worktree_isolated_agent_edits_only_its_own_notebooks(tmp_path):
     else:
         raise AssertionError("the shared checkout's notebook was edited")
     assert json.loads((main / "nb.ipynb").read_text()) == NOTEBOOK
+
+
+def test_a_notebook_changed_since_it_was_read_must_be_read_again(agent):
+    path = agent.write("nb.ipynb", json.dumps(NOTEBOOK))
+    agent.script(
+        call("Read", file_path="nb.ipynb"),
+        call("Bash", command="sed -i s/Title/Titel/ nb.ipynb"),  # changed by someone else since the Read
+        edit(str(path), cell_id="code-b", new_source="y = 2"),
+        call("Read", file_path="nb.ipynb"),
+        edit(str(path), cell_id="code-b", new_source="y = 3"),
+        edit(str(path), cell_id="code-b", new_source="y = 4"),  # after its own edit it needs no new Read
+        text("Done."),
+    )
+    run = agent.run("Edit.")
+    found = results(run.payloads[-1])
+    assert found[2] == ("Error: File has been modified since read, either by the user or by a linter. Read it again "
+                        "before attempting to write it.")
+    assert found[4:] == ["Updated cell code-b with y = 3", "Updated cell code-b with y = 4"]
+    assert json.loads(path.read_text())["cells"][0]["source"] == ["# Titel\n", "Some text"]

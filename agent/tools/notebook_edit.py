@@ -1,6 +1,6 @@
 """NotebookEdit: replace, insert or delete one cell of a Jupyter notebook by its id, with Claude
 Code 2.1.332's schema, checks and results. The notebook must have been read in this conversation
-first; it is written back atomically (`agent.workspace.save_file`: a temporary file in the same
+first, and not changed since; it is written back atomically (`agent.workspace.save_file`: a temporary file in the same
 folder, then a rename) as JSON indented one space, as Claude Code writes it, every other cell and
 the metadata as they were."""
 
@@ -12,8 +12,10 @@ import os
 from pathlib import Path
 from typing import Any
 
+from agent.conversation import valid_text
 from agent.tools.base import Tool, ToolError
-from agent.tools.notebook_cells import cell_ids, is_notebook, load_notebook
+from agent.tools.notebook_cells import cell_ids, is_notebook, load_notebook, show_notebook
+from agent.tools.shell import redact_secrets
 from agent.workspace import save_file
 
 NAME = "NotebookEdit"
@@ -39,8 +41,12 @@ def _run(arguments: dict[str, Any], context: Any) -> str:
     shown = context.workspace.display(path)
     if not is_notebook(path):
         raise ToolError("File must be a Jupyter notebook (.ipynb file). For editing other file types, use the Edit tool.")
-    if not was_read(path, context):
+    found, view = last_view(path, context)
+    if not found:
         raise ToolError("File has not been read yet. Read it first before writing to it.")
+    if view is not None and _shown(path, shown) not in view:
+        raise ToolError("File has been modified since read, either by the user or by a linter. Read it again "
+                        "before attempting to write it.")
     if mode == "insert" and cell_type is None:
         raise ToolError("Cell type is required when using edit_mode=insert.")
     if mode != "insert" and not cell_id:
@@ -123,25 +129,35 @@ def _save(path: Path, shown: str, notebook: dict[str, Any], newline: bool) -> No
         raise ToolError(f"Cannot write {shown}: {error.strerror or error}") from error
 
 
-def was_read(path: Path, context: Any) -> bool:
-    """Whether this conversation read the notebook at `path` (a Read of it that succeeded), or
-    changed it with NotebookEdit since: what Claude Code requires before an edit. The conversation
-    itself is the record, so a resumed or replayed session knows what it read."""
+def last_view(path: Path, context: Any) -> tuple[bool, str | None]:
+    """Whether this conversation read the notebook at `path` (a Read of it that succeeded, or a
+    NotebookEdit of it since), what Claude Code requires before an edit; and what the latest of
+    those Reads showed (None when an edit came after it). The conversation itself is the record,
+    so a resumed or replayed session knows what it read, the same way every run."""
     messages = getattr(context, "messages", None) or []
-    succeeded = {block.get("tool_use_id") for message in messages if message.get("role") == "user"
-                 for block in _blocks(message) if block.get("type") == "tool_result" and not block.get("is_error")}
+    succeeded = {block.get("tool_use_id"): block.get("content") for message in messages
+                 if message.get("role") == "user" for block in _blocks(message)
+                 if block.get("type") == "tool_result" and not block.get("is_error")}
     target = os.path.realpath(path)
+    found, view = False, None
     for message in messages:
-        if message.get("role") != "assistant":
-            continue
-        for block in _blocks(message):
+        for block in _blocks(message) if message.get("role") == "assistant" else []:
             if block.get("type") != "tool_use" or block.get("id") not in succeeded:
                 continue
             key = {"Read": "file_path", NAME: "notebook_path"}.get(block.get("name"))
             value = (block.get("input") or {}).get(key) if key else None
             if isinstance(value, str) and value and os.path.realpath(context.workspace.resolve(value)) == target:
-                return True
-    return False
+                shown = succeeded[block["id"]]
+                found, view = True, shown if block.get("name") == "Read" and isinstance(shown, str) else None
+    return found, view
+
+
+def _shown(path: Path, shown: str) -> str:
+    """What a Read of the notebook would show now, as the conversation would hold it (secrets
+    redacted, text made valid), to compare with what the last Read showed: a notebook changed since
+    (by the user, a linter, a command) must be read again before it is edited, as in Claude Code.
+    A Read result that a hook added to still holds the view, so containing it is enough."""
+    return valid_text(redact_secrets(show_notebook(path, shown)))
 
 
 def _blocks(message: dict[str, Any]) -> list[dict[str, Any]]:
