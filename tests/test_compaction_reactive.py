@@ -58,19 +58,19 @@ def test_openai_wording_of_a_too_long_prompt_is_recognised(agent):
     assert CONTINUED in run.bodies[3] and "SUMMARY-OF-FIRST" in run.bodies[3]
 
 
-def test_still_too_long_after_the_summary_compacts_a_second_time(agent):
-    agent.script(call("Bash", command="echo one"),
-                 call("Bash", command="echo two"),
-                 call("Bash", command="echo three"),
-                 too_long(agent.provider),
-                 summary("FIRST-SUMMARY"),
-                 too_long(agent.provider),
-                 summary("SECOND-SUMMARY"),
-                 text("Finished."))
-    run = agent.run("Echo three things")
+def _bodies(agent, prompt: str, count: int, *replies) -> list[str]:
+    """The `count` requests of a run of `prompt` that the model answers with `replies` (it succeeds)."""
+    agent.script(*replies)
+    run = agent.run(prompt)
     assert run.exit_code == 0, run.stderr
-    bodies = run.bodies
-    assert len(bodies) == 8
+    assert len(run.bodies) == count
+    return run.bodies
+
+
+def test_still_too_long_after_the_summary_compacts_a_second_time(agent):
+    bodies = _bodies(agent, "Echo three things", 8, *(call("Bash", command=f"echo {n}") for n in ("one", "two", "three")),
+                     too_long(agent.provider), summary("FIRST-SUMMARY"), too_long(agent.provider),
+                     summary("SECOND-SUMMARY"), text("Finished."))
     assert "FIRST-SUMMARY" in bodies[6] and "<analysis>" in bodies[6]  # the summary of the summary
     assert "SECOND-SUMMARY" in bodies[7] and "FIRST-SUMMARY" not in bodies[7]
 
@@ -85,3 +85,13 @@ def test_disable_auto_compact_ends_the_run_with_prompt_is_too_long(agent, monkey
     assert result["is_error"] is True and result["subtype"] == "success"
     assert len(run.bodies) == 2
     assert "compaction is off" in run.stderr
+
+
+def test_a_summary_request_too_long_itself_leaves_out_its_oldest_exchanges(agent):
+    bodies = _bodies(agent, "Echo eight steps", 12, *(call("Bash", command=f"echo step-{n}") for n in range(8)),
+                     too_long(agent.provider), too_long(agent.provider), summary("SUMMARY-OF-THE-REST"),
+                     text("Finished after dropping."))
+    first_try, second_try = bodies[9], bodies[10]
+    assert "step-0" in first_try and "step-1" in first_try and "9. Optional Next Step" in first_try
+    assert "step-0" not in second_try and "Echo eight steps" in second_try and "step-1" in second_try
+    assert "SUMMARY-OF-THE-REST" in bodies[11]

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from agent.compaction.compact import files_read, split_point, with_prompt
+from agent.compaction.compact import files_read, split_point, with_prompt, without_oldest
 from agent.compaction.prompt import summary_of, summary_prompt
 from agent.compaction.settings import CompactionSettings, window_value
 from agent.model.too_long import refused_as_too_long, tokens_said
@@ -117,3 +117,10 @@ def test_a_claude_code_transcript_is_read_from_its_boundary_with_its_kept_messag
     path.write_text("".join(json.dumps(line) + "\n" for line in lines))
     assert [m["content"] if isinstance(m["content"], str) else m["content"][0]["text"]
             for m in read_conversation(path)] == ["This session is being continued ... SUMMARY", "kept answer", "next prompt"]
+
+
+def test_the_oldest_exchanges_go_first_and_the_opening_message_stays():
+    messages = _pairs(4)  # 9 messages
+    shorter = without_oldest(messages)
+    assert shorter[0] == messages[0] and shorter[1]["role"] == "assistant" and len(shorter) == 7
+    assert without_oldest([{"role": "user", "content": "only"}]) is None

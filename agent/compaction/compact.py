@@ -13,6 +13,7 @@ from typing import Any
 from agent.compaction.prompt import continuation, read_again, summary_of, summary_prompt
 from agent.errors import ProviderError
 from agent.hooks.events import pre_compact, session_start
+from agent.model.too_long import ContextTooLong
 
 SUMMARISED_SHARE = 0.4  # of the messages: Claude Code summarised 3 of 7, 7 of 17, 11 of 25, keeping the rest
 MAX_FILES_AGAIN = 5  # files read before the summary that are attached again, the latest first
@@ -50,8 +51,15 @@ def compact(agent, messages: list[dict[str, Any]], session, trigger: str, instru
     cut = split_point(messages)
     older, kept = messages[:cut], messages[cut:]
     schemas = [tool.schema() for tool in agent.tools.values()]
-    reply = session.client.complete(agent.system, with_prompt(older, summary_prompt(extra)), schemas, agent.model,
-                                    agent.name, effort=agent.effort)
+    asked = older
+    while True:  # a summary request itself too long leaves out its oldest exchanges, as Claude Code's does
+        try:
+            reply = session.client.complete(agent.system, with_prompt(asked, summary_prompt(extra)), schemas,
+                                            agent.model, agent.name, effort=agent.effort)
+            break
+        except ContextTooLong:
+            if (asked := without_oldest(asked)) is None:
+                raise
     summary = summary_of(reply.text)
     if not summary:
         raise ProviderError("the conversation could not be compacted: the summary request was answered without a summary")
@@ -60,6 +68,15 @@ def compact(agent, messages: list[dict[str, Any]], session, trigger: str, instru
     rebuilt = [{"role": "user", "content": [{"type": "text", "text": text} for text in opening]}, *kept]
     attach(rebuilt, files_read(older, kept))
     return Compacted(rebuilt, len(kept), hooks)
+
+
+def without_oldest(messages: list[dict[str, Any]]) -> list[dict[str, Any]] | None:
+    """`messages` less their oldest quarter of exchanges after the opening message (so the rest
+    still starts with it and each kept call keeps its result); None when nothing more can go."""
+    start = max(2, len(messages) // 4)
+    while start < len(messages) and messages[start].get("role") != "assistant":
+        start += 1
+    return [messages[0], *messages[start:]] if start < len(messages) else None
 
 
 def with_prompt(messages: list[dict[str, Any]], prompt: str) -> list[dict[str, Any]]:
