@@ -14,15 +14,12 @@ May import: `conversation`, `errors`, `secrets`, `workspace` (it is in the botto
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import os
-import re
 import threading
 import time
 import uuid
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -30,90 +27,11 @@ from agent.conversation import repaired
 from agent.errors import UsageError
 from agent.secrets import redact
 from agent.transcripts.marks import boundary_entry, is_boundary, kept_by
+from agent.transcripts.places import (AGENT_ID, SESSION_ID, agent_id_for, find_session, latest_session,  # noqa: F401
+                                      project_folder, project_slug)
 from agent.workspace import TRANSCRIPT_FILE_BYTES, append_text, load_json, read_bounded, special_file
 
 log = logging.getLogger("agent")
-
-SESSION_ID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
-AGENT_ID = re.compile(r"a[0-9a-f]{16}")
-
-
-def agent_id_for(call_id: str | None) -> str:
-    """A subagent's id, Claude Code's shape ("a" + 16 lowercase hex), derived from the id of the
-    tool call that started it, so a recording and its replay name the agent alike."""
-    return "a" + hashlib.sha256((call_id or "").encode("utf-8")).hexdigest()[:16]
-
-
-def project_slug(cwd: Path) -> str:
-    """Claude Code's folder name for a project: the absolute path, every other character a dash."""
-    return re.sub(r"[^A-Za-z0-9]", "-", str(cwd))
-
-
-def project_folder(home: Path, cwd: Path) -> Path:
-    """Where the transcripts of sessions started in `cwd` live."""
-    return Path(home) / ".claude" / "projects" / project_slug(cwd)
-
-
-def latest_session(home: Path, cwd: Path) -> str | None:
-    """The id of the most recently written main conversation of `cwd`, or None: by the time its
-    last message was recorded (the file's modification time when it records none). A time in
-    the future is no time it was written (a skewed clock, a copied file): such a transcript ranks
-    by its latest time that is not, else as the oldest, so it cannot win every --continue."""
-    try:
-        files = [entry for entry in os.scandir(project_folder(home, cwd))
-                 if entry.name.endswith(".jsonl") and entry.is_file()]
-    except OSError:
-        return None
-    if not files:
-        return None
-    now = time.time() + _CLOCK_SLACK_S
-    newest = max(files, key=lambda entry: (_written_at(entry, now), entry.name))
-    return newest.name.removesuffix(".jsonl")
-
-
-_CLOCK_SLACK_S = 60.0
-_TAIL_BYTES = 256 * 1024  # where the last messages of a transcript are looked for
-_TIMESTAMP = re.compile(rb'"timestamp":\s*"([^"\\]{1,40})"')  # the entry's own field, never text inside a string
-
-
-def _written_at(entry: os.DirEntry, now: float) -> tuple[float, float]:
-    """When the transcript at `entry` was last written, as far as it says (its last recorded
-    time up to `now`, then its modification time up to `now`, which orders sessions of the same
-    second); 0 for what it does not say."""
-    try:
-        with open(entry.path, "rb") as handle:
-            size = os.fstat(handle.fileno()).st_size
-            handle.seek(max(0, size - _TAIL_BYTES))
-            tail = handle.read(_TAIL_BYTES)
-        mtime = entry.stat().st_mtime
-    except OSError:
-        return 0.0, 0.0
-    mtime = mtime if mtime <= now else 0.0
-    for line in reversed(tail.split(b"\n")):
-        found = _TIMESTAMP.findall(line)
-        stamp = _seconds(found[-1].decode("ascii", errors="replace")) if found else None
-        if stamp is not None and stamp <= now:
-            return stamp, mtime
-    return mtime, mtime
-
-
-def _seconds(stamp: str) -> float | None:
-    try:
-        return datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
-    except ValueError:
-        return None
-
-
-def find_session(home: Path, cwd: Path, session_id: str) -> Path | None:
-    """The main transcript of `session_id`: in `cwd`'s folder, else in any project's; None if none
-    (a FIFO or device of that name is none: reading it could wait forever)."""
-    if not SESSION_ID.fullmatch(session_id):
-        return None
-    here = project_folder(home, cwd) / f"{session_id}.jsonl"
-    if here.is_file():
-        return here
-    found = sorted((Path(home) / ".claude" / "projects").glob(f"*/{session_id}.jsonl"))
-    return next((path for path in found if path.is_file()), None)
 
 
 def read_conversation(path: Path) -> list[dict[str, Any]]:
