@@ -107,7 +107,8 @@ def subagent_spec(
         observer=parent.observer,
         parent_tool_use_id=parent_tool_use_id,
         hooks=definition.hooks.for_subagent() if definition.hooks else None,  # active only while it runs
-        context=subagent_context(session, definition, skill_listing(session, exclude_skill) if "Skill" in names else None,
+        # a forked skill's agent starts from its body alone, no catalog (the course's mj2 checks it)
+        context=subagent_context(session, definition, skill_listing(session) if "Skill" in names and exclude_skill is None else None,
                                  worktree_git_status(session, workspace) if workspace.shared else session.git_status),
         workspace=workspace,
         compact_window=definition.auto_compact_window,

@@ -36,13 +36,12 @@ def subagent_context(session, definition: AgentDefinition, skills: str | None, g
                     None if definition.omit_git_status else git_block(git_status))
 
 
-def skill_listing(session, exclude_skill: str | None = None) -> str | None:
+def skill_listing(session) -> str | None:
     """The block listing the skills a subagent with the Skill tool may invoke, as Claude Code gives
     it one (the main conversation has them in its system prompt): the session's catalog lines,
-    fitted to the same budget, less `exclude_skill` (a forked skill's own); None when none is left."""
+    fitted to the same budget; None when there are none. A forked skill's agent gets none."""
     catalogs = session.catalogs
-    names = [name for name, skill in session.skills.items() if skill.model_invocable]
-    lines = [line for name, line in zip(names, catalogs.skill_lines) if name != exclude_skill]
+    lines = list(catalogs.skill_lines)
     if not lines:
         return None
     note = [SHORTENED_NOTE.format(tool="Skill")] if catalogs.shortened else []
