@@ -24,6 +24,7 @@ OPENROUTER_EXTENSIONS = [
     r"cache_control",
     r"reasoning",
     r"messages\[\d+\]\.content\[\d+\]\.cache_control",
+    r"plugins",  # the web plugin WebSearch asks for (openrouter.ai/docs, web search)
 ]
 REASONING_DETAILS = re.compile(r"messages\[(\d+)\]\.reasoning_details")
 
@@ -70,6 +71,8 @@ def problems(body: dict, wire: str) -> list[str]:
     """Why `body` is not a valid request of `wire` by the SDK's types (empty when it is):
     validation errors, then unknown keys that are not documented OpenRouter extensions."""
     body, found = _beta_fields_checked(body) if wire == "messages" else (body, [])
+    if wire == "messages":
+        body, found = _temperature_checked(body, found)
     try:
         kept = materialise(adapter(wire, body.get("stream") is True).validate_python(body, strict=True))
     except ValidationError as exc:
@@ -79,6 +82,18 @@ def problems(body: dict, wire: str) -> list[str]:
         for path in dropped_keys(body, kept)
         if not (wire == "chat" and _documented_by_openrouter(path, body))
     ]
+
+
+def _temperature_checked(body: dict, found: list[str]) -> tuple[dict, list[str]]:
+    """`body` less `temperature`, which the Messages API takes and Claude Code 2.1.332 sends (1, in
+    its WebFetch and WebSearch requests) though the SDK's types no longer list it; it must be a
+    number from 0 to 1."""
+    if "temperature" not in body:
+        return body, found
+    value = body["temperature"]
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value <= 1
+    return ({key: item for key, item in body.items() if key != "temperature"},
+            found + ([] if ok else [f"temperature: {value!r} is not a number from 0 to 1"]))
 
 
 def _beta_fields_checked(body: dict) -> tuple[dict, list[str]]:

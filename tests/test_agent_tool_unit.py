@@ -71,7 +71,7 @@ def test_listing_names_only_the_tools_an_agent_will_really_get(tmp_path):
                       AgentDefinition("anyone", "Does anything.", "Body"))
     lines = [line for line in tool(ctx, "Agent").description.splitlines() if line.startswith("- ")]  # the types
     assert lines == ["- anyone: Does anything. (Tools: all tools)",
-                     "- fetcher: Fetches pages. (Tools: Read)",
+                     "- fetcher: Fetches pages. (Tools: Read, WebFetch)",
                      "- lead: Leads. (Tools: Read, Agent(fetcher))"]
 
 

@@ -67,7 +67,8 @@ def test_show_reads_a_streamed_recording(agent, capsys):
     assert (code, err) == (0, ""), err
     assert out.startswith("request 2 of 2 · main · model ")
     assert "\nsystem\n  You are agent, a coding assistant" in out
-    assert "\ntools     Read, Write, Edit, Bash, Glob, Grep, Agent, SendMessage\n" in out
+    assert ("\ntools     Read, Write, Edit, Bash, Glob, Grep, NotebookEdit, WebFetch, WebSearch, TaskCreate, TaskGet, "
+            "TaskList, TaskUpdate, TaskStop, Agent, SendMessage\n") in out
     assert "\nmessage 1 · user\n  Read note.txt.\n" in out
     assert '\nmessage 2 · assistant\n  Let me read it.\n  → Read(file_path="note.txt") [' in out
     tool_role = "tool" if agent.provider == "openrouter" else "user"  # chat's tool message, or a tool_result block

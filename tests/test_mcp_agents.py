@@ -138,7 +138,8 @@ def test_a_named_server_is_offered_whatever_tools_says_and_the_lists_filter_the_
     both = ["mcp__kb__lookup", "mcp__kb__add"]
     assert offered == {"named": ["Read", *both], "plain": ["Read"], "picked": ["Read", "mcp__kb__lookup"],
                        "server": ["Read", *both], "pattern": ["Read"], "blocked": ["Read", "mcp__kb__lookup"],
-                       "nomcp": ["Read", "Glob", "Grep"]}
+                       "nomcp": ["Read", "Glob", "Grep", "NotebookEdit", "WebFetch", "WebSearch",
+                                 "TaskCreate", "TaskGet", "TaskList", "TaskUpdate", "TaskStop"]}
     assert set(both) <= set(tool_names(run.payloads[0]))  # the main conversation keeps them
     assert "The named agent. (Tools: Read, mcp__kb__lookup, mcp__kb__add)" in json.dumps(run.payloads[0])
     assert [line for line in run.stderr.splitlines() if "nosuch" in line] == [

@@ -96,7 +96,7 @@ def test_a_thousand_skills_and_five_hundred_agents_fit_in_the_first_request(agen
     run = agent.run("Say hi.")
     first = run.bodies[0]
     assert run.exit_code == 0
-    assert len(first.encode()) <= 48 * 1024
+    assert len(first.encode()) <= 64 * 1024  # the built-in tools (about 40 KB) and catalogs capped by the budget
     # an agent file whose YAML does not parse as written is skipped (issue 26), so only the others are listed
     from agent.skills.frontmatter import strict_problem
 

@@ -53,6 +53,12 @@ def test_good_bodies_pass():
     assert problems(GOOD_CHAT, "chat") == []
 
 
+def test_temperature_is_taken_as_claude_code_sends_it_and_checked():
+    assert problems({**GOOD_MESSAGES, "temperature": 1}, "messages") == []
+    assert problems({**GOOD_MESSAGES, "temperature": 2}, "messages") == ["temperature: 2 is not a number from 0 to 1"]
+    assert problems({**GOOD_MESSAGES, "temperature": "1"}, "messages")
+
+
 def test_a_bad_block_deep_in_a_list_is_caught_though_plain_validation_passes_it():
     bad = with_message(GOOD_MESSAGES, {"role": "assistant", "content": [{"type": "tool_call", "id": "x"}]})
     adapter("messages").validate_python(bad, strict=True)  # lazy: Iterable fields are not looked at
