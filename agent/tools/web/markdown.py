@@ -20,7 +20,8 @@ _DROPPED = {"script", "style", "noscript", "template", "svg", "iframe", "object"
 _BLOCKS = {"p", "div", "section", "article", "main", "header", "footer", "nav", "aside", "form", "table",
            "figure", "figcaption", "details", "summary", "dl", "dt", "dd", "address", "fieldset", "hr", "body"}
 _HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
-_BOLD, _ITALIC = {"b", "strong"}, {"i", "em"}
+# the same marker opens and closes each inline style
+_INLINE = {"b": "**", "strong": "**", "i": "_", "em": "_", "code": "`"}
 _VOID = {"br", "img", "hr", "meta", "link", "input", "area", "base", "col", "embed", "source", "track", "wbr"}
 MAX_DEPTH = 512  # open elements tracked; a page nested deeper is still read, as text
 MAX_HTML_CHARS = 2_000_000  # converted of one page's HTML (scripts and styles aside): a few seconds at most
@@ -79,12 +80,8 @@ class _Converter(HTMLParser):
             self.pre += 1
         elif tag == "br":
             self.line.append("  \n")
-        elif tag in _BOLD:
-            self.line.append("**")
-        elif tag in _ITALIC:
-            self.line.append("_")
-        elif tag == "code" and not self.pre:
-            self.line.append("`")
+        elif self._inline_marker(tag):
+            pass
         elif tag == "a":
             self.href.append(values.get("href") or None)
             if self.href[-1]:
@@ -136,12 +133,8 @@ class _Converter(HTMLParser):
         elif tag == "pre":
             self._end_block(keep=True)
             self.pre = max(self.pre - 1, 0)
-        elif tag in _BOLD:
-            self.line.append("**")
-        elif tag in _ITALIC:
-            self.line.append("_")
-        elif tag == "code" and not self.pre:
-            self.line.append("`")
+        elif self._inline_marker(tag):
+            pass
         elif tag == "a" and self.href:
             href = self.href.pop()
             if href:
@@ -172,6 +165,15 @@ class _Converter(HTMLParser):
         text = "".join(self.line)
         self.line = []
         return text
+
+    def _inline_marker(self, tag: str) -> bool:
+        """Write the marker of an inline style `tag` opens or closes (code only outside <pre>, which
+        keeps its text as it is); whether `tag` was one."""
+        marker = _INLINE.get(tag)
+        if marker is None or (tag == "code" and self.pre):
+            return False
+        self.line.append(marker)
+        return True
 
     def _end_block(self, kind: str = "", keep: bool = False) -> None:
         text = self._take()
