@@ -144,6 +144,10 @@ VARIABLES = [
              "window instead, when that comes first", _positive_int),
     Variable("DISABLE_AUTO_COMPACT", "1 or 0", "1 never compacts: a request refused as too long ends the run "
              "(\"Prompt is too long\")", _switch, False),
+    Variable("AGENT_WEB_FETCH_TIMEOUT_MS", "a number of milliseconds > 0", "how long one WebFetch may take "
+             "(default 60000)", _positive_number, 60_000.0),
+    Variable("NODE_EXTRA_CA_CERTS", "a PEM file", "extra certificate authorities WebFetch trusts, as Claude Code's "
+             "runtime reads them"),
     Variable("XDG_CACHE_HOME", "an absolute folder", "where the frontmatter cache lives (default ~/.cache)"),
     Variable("AGENT_MANAGED_DIR", "an absolute folder", "the organisation's folder: its CLAUDE.md, .claude/rules and "
              ".claude/agents (default /etc/claude-code; no settings file can set it)", _absolute),
