@@ -129,16 +129,20 @@ def test_nested_agents_are_a_tree_with_counts_and_keys_open_and_stop_one(model, 
 def test_ctrl_c_still_cancels_a_turn_while_the_panel_reads_keys(model, start, provider):
     model.script(call("Agent", description="Suggest code improvements", prompt="TASK: improve a.py",
                       subagent_type="code-improver"),
-                 text("Waiting for it."), text("Back at the prompt."))
+                 text("Waiting for it."), text("Back at the prompt."), text("Its late report is in."))
     model.route("TASK: improve a.py", text("too late", delay_s=8))
     session = improve(start, provider)
     session.expect(r"↓/↑ select · Enter open · x stop")  # the panel reads keys now
+    session.expect("Waiting for it.")  # the turn now waits for the agent (Ctrl-C lands there, not before)
     session.child.sendcontrol("c")
     session.expect(r"\(cancelled")
     session.ready()
     session.send("Still there?")
     session.expect("Still there?")  # typing shows again
     session.expect("Back at the prompt.")
+    # Ctrl-C stopped the turn's wait, not the background agent: the next turn waits for it and its
+    # report is sent on, however early or late it finishes
+    session.expect("Its late report is in.")
     session.ready()
     session.send("/exit")
     assert session.end() == 0
