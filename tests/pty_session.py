@@ -68,6 +68,11 @@ class Session:
             return match is not None
         self._wait(found)
 
+    def wait_until(self, happened, timeout: float = 20) -> None:
+        """Read the screen until `happened()` (say, the scripted model has the request a Ctrl-C
+        is meant to cancel), so a key is pressed at the moment a test means, on any machine."""
+        self._wait(happened, timeout)
+
     def send(self, line: str) -> None:
         self.child.send(line + "\r")
 

@@ -8,7 +8,6 @@ import io
 import json
 import os
 import subprocess
-import time
 
 import pexpect
 import yaml
@@ -62,6 +61,7 @@ def test_ctrl_c_cancels_a_slow_turn_and_the_conversation_is_as_it_was(model, sta
     session.ready()
     session.send("A slow question")
     session.expect("thinking")
+    session.wait_until(lambda: len(model.requests) == 1)  # the slow reply is on its way, not yet asked for
     session.child.sendcontrol("c")
     session.expect(r"\(cancelled")
     session.ready()
@@ -188,9 +188,7 @@ def test_a_recorded_session_replays_its_turns_without_a_terminal(model, start, t
     session.ready()
     session.send("Start something slow")  # cancelled after one exchange and one tool run
     session.expect("cancelled-turn")
-    deadline = time.monotonic() + 30
-    while len(model.requests) < 4 and time.monotonic() < deadline:  # the slow reply is on its way
-        time.sleep(0.05)
+    session.wait_until(lambda: len(model.requests) >= 4, timeout=30)  # the slow reply is on its way
     session.child.sendcontrol("c")
     session.expect(r"left out of the recording")
     session.ready()

@@ -6,6 +6,7 @@ from its setup, keeping the user's sections. Both wire formats, through the real
 from __future__ import annotations
 
 import logging
+import re
 import shutil
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -249,8 +250,8 @@ def test_cassette_record_reproduces_a_scripted_model_cassette_keeping_the_users_
     # the scripted model counts tokens in what it receives, folders included: recorded in another
     # folder, only the replies' token counts may differ; the requests are the same
     code, out, _ = record_again(capsys, monkeypatch, agent.provider, plain, *replies)
-    assert code == 0 and (out == f"recorded {plain}: unchanged\n" or "the same requests; the reply to request 1 differs "
-                          "at $.usage." in out), out
+    assert code == 0 and (out == f"recorded {plain}: unchanged\n" or
+                          re.search(r"the same requests; the reply to request \d differs at \$\.usage\.", out)), out
     kept = with_sections(plain, tmp_path / "kept.yaml", match={"ignore": ["$.tools[*].description"]},
                          expect={"answer_contains": "alpha"})
     before = {path: path.read_bytes() for path in (plain, kept)}
