@@ -178,3 +178,14 @@ def test_a_background_agents_permission_request_names_it(model, start, provider)
     assert (session.workspace / "asked.txt").exists()
     session.ready()
     session.send("/exit")
+
+
+def test_a_run_its_turn_limit_ends_waits_for_its_background_agent_and_the_cassette_replays(agent):
+    agent.script(call("Agent", description="Count", prompt="TASK: count."), call("Glob", pattern="*.txt"))
+    agent.route("TASK: count.", call("Glob", pattern="*"), text("seven things"))
+    run = agent.run("Count in the background.", "--max-turns", "2")
+    assert (run.exit_code, run.stderr.splitlines()[-1]) == (1, "error: stopped after reaching the turn limit "
+                                                               "(2 turns; raise --max-turns)")
+    assert len(run.payloads) - len(main_requests(run, "TASK:")) == 2  # the agent's last request is in the cassette
+    replayed = agent.replay()  # and sent again, before the replay's end is checked
+    assert (replayed.exit_code, replayed.stderr.splitlines()[-1]) == (1, run.stderr.splitlines()[-1])

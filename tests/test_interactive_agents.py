@@ -9,6 +9,7 @@ import os
 import subprocess
 
 import pytest
+import yaml
 
 from conftest import REPO
 from pty_session import start  # noqa: F401 (start is the fixture these tests use)
@@ -193,3 +194,44 @@ def test_while_recording_x_does_not_stop_an_agent_and_the_session_replays(model,
                             cwd=session.workspace, env={**os.environ, "HOME": str(session.home)},
                             stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
     assert (replay.returncode, replay.stdout) == (0, "Got the advice.\n"), replay.stderr
+
+
+@WIRES
+def test_leaving_stops_a_background_agent_still_running_instead_of_waiting_for_it(model, start, provider):
+    model.script(call("Agent", description="Suggest code improvements", prompt="TASK: improve a.py",
+                      subagent_type="code-improver"), text("Waiting for it."))
+    model.route("TASK: improve a.py", text("far too late", delay_s=120))  # longer than the session's end may take
+    session = improve(start, provider)
+    session.expect("Waiting for it.")
+    session.child.sendcontrol("c")  # stops the turn's wait; the agent runs on
+    session.expect(r"\(cancelled")
+    session.ready()
+    session.send("/exit")
+    session.expect("stopped 1 background agent still running: Suggest code improvements")
+    assert session.end() == 0  # within the session's 20 s, not the agent's 120
+
+
+@WIRES
+def test_while_recording_leaving_waits_for_a_background_agent_and_the_session_replays(model, start, provider, tmp_path):
+    model.script(call("Agent", description="Suggest code improvements", prompt="TASK: improve a.py",
+                      subagent_type="code-improver"), call("Read", file_path="a.py"))
+    model.route("TASK: improve a.py", call("Read", file_path="a.py"), text("Rename x to count.", delay_s=4))
+    cassette = tmp_path / "session.yaml"
+    session = start("--record", str(cassette), "--max-turns", "2", provider=provider)
+    agent_file(session, "code-improver", IMPROVER)
+    (session.workspace / "a.py").write_text("x = 1\n")
+    session.ready()
+    session.send("Improve a.py")
+    session.expect(r"stopped at the turn limit")  # the turn is over, its agent is not
+    session.ready()
+    session.send("/exit")
+    session.expect("waiting for 1 background agent to finish: the recording needs their requests")
+    assert session.end() == 0
+    agents = [step["agent"] for step in yaml.safe_load(cassette.read_text())["interactions"]]
+    assert agents.count("code-improver") == 2  # its last request too, sent after the turn ended
+    replay = subprocess.run([str(REPO / "your_program.sh"), "--replay", str(cassette), "--replay-tools"],
+                            cwd=session.workspace, env={**os.environ, "HOME": str(session.home)},
+                            stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
+    # the turn limit again, as recorded, and every request sent (its agent's last one included)
+    assert (replay.returncode, replay.stderr) == (1, "error: stopped after reaching the turn limit (2 turns; raise "
+                                                     "--max-turns)\n")

@@ -72,6 +72,7 @@ def run(args: argparse.Namespace, env: Mapping[str, str], stdin: IO | None = Non
                     ending.turned(answer)
                     log.info("replayed turn %r: %s", prompt[:60], " ".join(answer.text.split())[:200])
                 result = conversation.turn(args.prompt)
+                session.background.finish()  # agents its turn limit left running end before the run does
                 session_end(session, "other")
             except AgentError as exc:
                 ending.failed(exc, kept)

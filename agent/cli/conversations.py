@@ -11,6 +11,7 @@ from pathlib import Path
 
 from agent.cli.terminal import Terminal
 from agent.hooks.events import session_end
+from agent.processes.running import kill_running
 
 
 def cleared(session):
@@ -22,8 +23,23 @@ def cleared(session):
     return MainConversation(session, source="clear")
 
 
-def leaving(session) -> None:
-    """The person left (/exit, Ctrl-D, Ctrl-C twice at the prompt): the session ends."""
+def leaving(terminal: Terminal, session, recording: bool) -> None:
+    """The person left (/exit, Ctrl-D, Ctrl-C twice at the prompt): the session ends. Background
+    agents still running are stopped with their commands, so leaving never waits on them (their
+    threads are daemons here), and a worktree one of them works in stays where it is; while
+    recording, they are waited for instead (Ctrl-C gives up), since a replay runs them to the end
+    and needs every request they send."""
+    unfinished = session.background.unfinished()
+    count = f"{len(unfinished)} background agent{'s' if len(unfinished) > 1 else ''}"
+    if unfinished and recording:
+        terminal.say(f"waiting for {count} to finish: the recording needs their requests (Ctrl-C gives up)", "dim")
+        session.background.finish()
+    elif unfinished:
+        kill_running()  # the commands they run, whole process groups
+        terminal.say(f"stopped {count} still running: " + ", ".join(task.description for task in unfinished), "dim")
+        for task in unfinished:
+            if task.worktree is not None:
+                terminal.say(f"  its worktree stays at {task.worktree.path} (branch {task.worktree.branch})", "dim")
     session_end(session, "prompt_input_exit")
 
 

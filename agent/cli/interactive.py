@@ -68,6 +68,7 @@ def run_interactive(args: argparse.Namespace, env: Mapping[str, str], first_prom
     screen = Screen(terminal, board)
     session, history = build_session(args, environment, screen, confirm_trust=lambda: ask_trust(terminal, Path.cwd(), home))
     board.tasks = lambda: list(session.background.tasks)  # how its background agents are doing
+    session.background.daemon = True  # leaving stops them (agent.cli.conversations.leaving)
     board.stoppable = not args.record  # a replay could not stop an agent where the person did
     keys, todo = TurnKeys(terminal, board), TodoView(session)
     terminal.below = lambda: todo.live_lines() + keys.lines()  # the todo list and the panel of agents
@@ -86,7 +87,7 @@ def run_interactive(args: argparse.Namespace, env: Mapping[str, str], first_prom
     turns: list[str] = []  # what a recording stores: every prompt sent, so a replay can send them again
     with recording(args, session, environment, turns) as taken:
         code = _loop(terminal, session, conversation, first_prompt, args, _Turns(turns, taken))
-        leaving(session)
+        leaving(terminal, session, recording=bool(args.record))
         return code
 
 

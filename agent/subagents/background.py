@@ -64,11 +64,14 @@ class Task:
 
 class Background:
     """The session's background agents, in launch order. `listener(kind, fields)` (stream-json)
-    hears `task_started` at each launch and `task_notification` at each delivery."""
+    hears `task_started` at each launch and `task_notification` at each delivery. With `daemon`
+    set (the interactive mode, where leaving decides what becomes of them), an agent's thread
+    does not keep the process alive; otherwise a run that ends without waiting still lets it finish."""
 
     def __init__(self) -> None:
         self.tasks: list[Task] = []
         self.listener: Callable[[str, dict[str, Any]], None] | None = None
+        self.daemon = False
         self._lock = threading.Lock()
 
     def launch(self, task: Task, work: Callable[[], Any]) -> str:
@@ -79,9 +82,20 @@ class Background:
         self._tell("task_started", {"task_id": task.agent_id, "tool_use_id": task.call_id,
                                     "description": task.description, "subagent_type": task.kind,
                                     "is_backgrounded": True, "task_type": "local_agent", "prompt": task.prompt})
-        # not a daemon: a run that ends without waiting (its turn limit) still lets the agent finish
-        threading.Thread(target=_run, args=(task, work), name=f"agent-{task.agent_id}").start()
+        threading.Thread(target=_run, args=(task, work), name=f"agent-{task.agent_id}", daemon=self.daemon).start()
         return LAUNCHED.format(id=task.agent_id)
+
+    def unfinished(self) -> list[Task]:
+        """The agents still running, in launch order."""
+        with self._lock:
+            return [task for task in self.tasks if not task.done.is_set()]
+
+    def finish(self) -> None:
+        """Wait for every agent still running when a run ends without reporting on them (its
+        turn limit, its budget): a recording then holds every request they send, and a replay
+        sends them all before its end is checked."""
+        for task in self.unfinished():
+            task.done.wait()
 
     def stop(self, agent_id: str) -> Task | None:
         """TaskStop: the agent `agent_id`, not yet reported on, is stopped and returned; None when
