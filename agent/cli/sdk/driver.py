@@ -177,6 +177,7 @@ def _converse(args, channel: Channel, session, conversation, stream: SdkStream, 
                 ending.turned(result)
                 last = result
                 code = 1 if incomplete_because(result, session) else 0
+            session.background.finish()  # agents a turn limit left running end before the session does
             session_end(session, "other")
         except AgentError as exc:
             ending.failed(exc, kept)
