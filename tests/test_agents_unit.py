@@ -293,7 +293,7 @@ def test_random_input_raises_only_our_own_errors(tmp_path):
 def test_tools_we_do_not_have_are_one_warning_and_left_out(repo, home, caplog):
     write_agent(repo, "web.md", "name: web\ndescription: Browses.\ntools: Read, MultiEdit, LS")
     write_agent(repo, "mcp.md", "name: mcp\ndescription: Files issues.\ntools:\n  - Grep\n  - mcp__tracker__create_issue")
-    write_agent(repo, "fine.md", "name: fine\ndescription: Fine.\ntools: Read, Agent(web)")
+    write_agent(repo, "fine.md", "name: fine\ndescription: Fine.\ntools: Read, Agent(web), SendMessage")
     with caplog.at_level(logging.INFO, logger="agent"):
         agents = discover_agents(repo, home)
     warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]

@@ -109,6 +109,11 @@ def test_a_delegation_reads_name_and_task_and_its_result_is_the_report():
         "code-improver(Suggest code improvements)"
     assert call_label("Agent", {"description": "Count lines"}) == "Agent(Count lines)"
     assert call_label("Read", {"file_path": "a.py"}) == "Read(a.py)"
+    assert call_label("WebFetch", {"url": "https://example.com/", "prompt": "Sum up"}) == "WebFetch(https://example.com/)"
+    assert call_label("WebSearch", {"query": "pytest fixtures"}) == "WebSearch(pytest fixtures)"
+    assert call_label("NotebookEdit", {"notebook_path": "a.ipynb", "new_source": "x"}) == "NotebookEdit(a.ipynb)"
+    assert call_label("TaskCreate", {"subject": "Write tests", "description": "all of them"}) == "TaskCreate(Write tests)"
+    assert call_label("TaskUpdate", {"taskId": "2", "status": "completed"}) == "TaskUpdate(2)"
     handed = format_result("code-improver", "a1", Result("Rename x.\nAdd a docstring.", "success", 1), True)
     assert result_line("Agent", handed, False) == "Rename x. (+1 lines)"
     assert result_line("Agent", LAUNCHED.format(id="a1"), False) == BACKGROUNDED

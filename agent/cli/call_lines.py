@@ -11,7 +11,8 @@ from agent.subagents.background import LAUNCHED as AGENT_LAUNCHED
 from agent.subagents.forks import LAUNCHED as FORK_LAUNCHED
 from agent.subagents.results import HANDBACK, INDENT
 
-SHOWN_KEYS = ("file_path", "command", "pattern", "skill", "subagent_type", "description", "path")
+SHOWN_KEYS = ("file_path", "notebook_path", "command", "pattern", "url", "query", "skill", "subject", "subagent_type",
+              "description", "taskId", "task_id", "to", "path")
 ARGUMENT_CHARS = 60
 BACKGROUNDED = "Backgrounded agent (/tasks to see it)"
 _LAUNCH_OPENINGS = tuple(text.split("(", 1)[0] for text in (AGENT_LAUNCHED, FORK_LAUNCHED))

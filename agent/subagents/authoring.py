@@ -123,9 +123,11 @@ def warn_about_description_size(agents: Iterable[Any]) -> None:
 def warn_about_unknown_tools(definitions: Iterable[Any]) -> None:
     """One warning for every definition naming tools this agent does not have (MultiEdit, LS...):
     they are left out when the agent runs; --verbose says which agent names which. Every built-in
-    counts as known (WebFetch, WebSearch, NotebookEdit, the task tools and TodoWrite among them).
-    MCP tools (`mcp__...`) are looked for among the servers' tools when the agent runs."""
-    known = {tool.name for tool in builtin_tools()} | {"Skill", "Agent"}
+    counts as known (WebFetch, WebSearch, NotebookEdit, the task tools and TodoWrite among them),
+    and so do the ones the session adds (Skill, Agent, and SendMessage, which only the main
+    conversation has, `--agent` among them, as in Claude Code). MCP tools (`mcp__...`) are looked
+    for among the servers' tools when the agent runs."""
+    known = {tool.name for tool in builtin_tools()} | {"Skill", "Agent", "SendMessage"}
     unknown: dict[str, list[str]] = {}
     for definition in definitions:
         for entry in (*(definition.tools or ()), *definition.disallowed_tools):
