@@ -208,6 +208,14 @@ def test_a_deny_rule_for_agent_fork_refuses_it(agent):
     assert [who for who, _ in labelled(run)] == ["main", "main"]
 
 
+def test_a_refused_agent_call_is_listed_under_claude_codes_name_for_the_tool(agent):
+    agent.settings({"permissions": {"defaultMode": "bypassPermissions", "deny": ["Agent(fork)"]}})
+    agent.script(call("Agent", description="Fork", prompt="Do it.", subagent_type="fork"), text("Refused, then."))
+    run = agent.run("Fork something.", "--output-format", "json")
+    denied = json.loads(run.stdout)["permission_denials"]
+    assert [(d["tool_name"], d["tool_input"]["subagent_type"]) for d in denied] == [("Task", "fork")]
+
+
 def test_fork_on_the_command_line_needs_a_conversation(agent, capsys, monkeypatch):
     key = KEYS[agent.provider]
     capsys.readouterr()

@@ -18,6 +18,7 @@ def test_a_query_yields_init_messages_and_a_result(agent):
     init = run.messages[0]
     assert isinstance(init, SystemMessage) and init.subtype == "init"
     assert init.data["claude_code_version"] and "Bash" in init.data["tools"]
+    assert "Task" in init.data["tools"] and "Agent" not in init.data["tools"]  # Claude Code's name for it there
     calls = [b for m in run.messages if isinstance(m, AssistantMessage) for b in m.content if isinstance(b, ToolUseBlock)]
     assert [c.input["command"] for c in calls] == ["echo hi-from-bash"]
     outputs = [m for m in run.messages if isinstance(m, UserMessage)]

@@ -211,6 +211,8 @@ def test_task_stop_stops_a_background_agent_and_its_notification_says_killed(age
     assert "<status>killed</status>" in last and "was stopped by Claude" in last and "There are three" not in last
     [note] = [line for line in stream(run) if line.get("subtype") == "task_notification"]
     assert note["status"] == "stopped"
+    [update] = [line for line in stream(run) if line.get("subtype") == "task_updated"]  # said when it is stopped
+    assert (update["task_id"], update["patch"]) == (note["task_id"], {"status": "killed"})
     replayed = agent.replay("--replay-tools")  # the stop is the session's own state: it holds in a replay too
     assert replayed.exit_code == 0, replayed.stderr
 

@@ -23,6 +23,14 @@ BUDGET_SPENT = "error_max_budget_usd"  # the subtype of a run that --max-budget-
 # Everything written to stdout in stream-json goes through this lock, one whole line at a time:
 # subagents run in threads and the Agent SDK's control channel writes its own frames.
 STDOUT_LOCK = threading.Lock()
+# the names Claude Code's init line and permission_denials still give tools it has renamed (the
+# Agent tool was Task; the model is offered Agent)
+LISTED_NAMES = {"Agent": "Task"}
+
+
+def listed_name(tool_name: str) -> str:
+    """A tool's name as Claude Code lists it in the init line and the result's permission_denials."""
+    return LISTED_NAMES.get(tool_name, tool_name)
 
 
 def incomplete_because(result, session) -> str | None:
@@ -78,7 +86,8 @@ def result_object(
         "total_cost_usd": total_cost_usd(session.client.usage_by_model) if session else None,
         # which Claude Code's result lacks: what each subagent run cost, in start order
         "subagents": session.subagent_runs if session else [],
-        "permission_denials": session.permission_denials if session else [],
+        "permission_denials": [{**denial, "tool_name": listed_name(denial["tool_name"])}
+                               for denial in session.permission_denials] if session else [],
         "modelUsage": model_usage(session) if session else {},
         "uuid": str(uuid.uuid4()),
     }
@@ -145,7 +154,8 @@ class StreamJson:
         before it (SessionStart's do anyway)."""
         self.session = session
         self._init = {"type": "system", "subtype": "init", "cwd": str(session.workspace.cwd),
-                      "session_id": session.session_id, "model": agent.model, "tools": list(agent.tools),
+                      "session_id": session.session_id, "model": agent.model,
+                      "tools": [listed_name(name) for name in agent.tools],
                       "mcp_servers": session.mcp.status() if session.mcp is not None else [],
                       "permissionMode": getattr(agent.policy, "mode", "default"),
                       "slash_commands": [name for name, s in session.skills.items() if s.user_invocable],

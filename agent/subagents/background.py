@@ -106,9 +106,12 @@ class Background:
         far it got when the call came."""
         with self._lock:
             task = next((t for t in self.tasks if t.agent_id == agent_id), None)
-            if task is not None and not (task.delivered or task.stopped):
+            stopping = task is not None and not (task.delivered or task.stopped)
+            if stopping:
                 task.stopped = True
-                return task
+        if stopping:
+            self._tell("task_updated", {"task_id": agent_id, "patch": {"status": "killed"}})
+            return task
         if task is None:
             return None
         raise ToolError(f"Task {agent_id} is not running (status: {_ending(task)[0]})")

@@ -1,8 +1,10 @@
 """The Agent SDK's control requests, answered as Claude Code answers them: `initialize` (what the
 session offers), `interrupt` (the running turn stops as with Ctrl-C; the session goes on),
 `set_model` and `set_permission_mode` (from the next request and the next tool call on),
-`mcp_status` and `get_context_usage`. Any other subtype gets Claude Code's error, which the SDK
-raises to its caller. A request is untrusted input: a bad value is an error answer, never a crash."""
+`mcp_status`, `get_context_usage` and `stop_task` (a background agent stopped as TaskStop stops
+one; refused while recording or replaying, where the app's timing, not the model's, would decide
+what the model is told). Any other subtype gets Claude Code's error, which the SDK raises to its
+caller. A request is untrusted input: a bad value is an error answer, never a crash."""
 
 from __future__ import annotations
 
@@ -26,11 +28,12 @@ class Control:
     """Answers the SDK's control requests during a session (`__call__` is the channel's
     `on_request`). `conversation` is the main conversation, once it exists."""
 
-    def __init__(self, channel, session, stream, interrupt) -> None:
+    def __init__(self, channel, session, stream, interrupt, recorded: bool = False) -> None:
         self.channel = channel
         self.session = session
         self.stream = stream
         self.conversation = None
+        self.recorded = recorded  # the session records or replays a cassette
         self._interrupt = interrupt  # stops the running turn (the driver's)
 
     def __call__(self, request_id: str, request: dict[str, Any]) -> None:
@@ -78,6 +81,25 @@ class Control:
         log.info("permission mode set to %s by the Agent SDK", mode)
         return {"mode": mode}
 
+    def stop_task(self, request: dict[str, Any]) -> dict[str, Any]:
+        """A background agent is stopped as TaskStop stops one: its notification says it was
+        killed, without its report, and a `task_updated` line says so at once."""
+        from agent.tools.base import ToolError
+
+        task_id = request.get("task_id")
+        if not isinstance(task_id, str) or not task_id.strip() or len(task_id) > 200:
+            raise ControlError("stop_task: task_id must be the id of a task (from its task_started line)")
+        if self.recorded:
+            raise ControlError(STOP_NOT_RECORDED)
+        try:
+            stopped = self.session.background.stop(task_id)
+        except ToolError as error:  # reported on already, or stopped
+            raise ControlError(str(error)) from None
+        if stopped is None:
+            raise ControlError(f"No task found with ID: {task_id}")
+        log.info("task %s stopped by the Agent SDK", task_id)
+        return {}
+
     def mcp_status(self, request: dict[str, Any]) -> dict[str, Any]:
         return {"mcpServers": mcp_servers_status(self.session)}
 
@@ -104,7 +126,10 @@ _HANDLERS = {
     "set_permission_mode": Control.set_permission_mode,
     "mcp_status": Control.mcp_status,
     "get_context_usage": Control.get_context_usage,
+    "stop_task": Control.stop_task,
 }
+STOP_NOT_RECORDED = ("stop_task is not available while recording or replaying: a replay could not stop the task "
+                     "at the point the application did")
 
 
 def mcp_servers_status(session) -> list[dict[str, Any]]:

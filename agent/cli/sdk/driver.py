@@ -126,7 +126,8 @@ def _build(args: argparse.Namespace, env: Mapping[str, str], channel: Channel):
                                         session.approver)
     session.client.limits.thinking(session.model)
     conversation = MainConversation(session, history)
-    control = Control(channel, session, stream, lambda: _interrupt(session, channel))
+    control = Control(channel, session, stream, lambda: _interrupt(session, channel),
+                      recorded=bool(args.record or args.replay))
     control.conversation = conversation
     channel.on_request = control
     return session, conversation, stream, recorded, environment, ending
