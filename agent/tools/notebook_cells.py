@@ -63,8 +63,10 @@ def parse_notebook(data: bytes) -> dict[str, Any]:
                    None):
         raise ToolError(f"Notebook file has a cell id that is not a valid nbformat id (1 to 64 letters, digits, "
                         f"- or _): {json.dumps(odd)[:80]}; fix it with Bash (jq) before reading or editing cells.")
-    if len(set(ids)) != len(ids):
-        twice = next(cell_id for cell_id in ids if ids.count(cell_id) > 1)
+    shown = cell_ids(notebook)  # a cell without an id is shown as `cell-<index>`, which another may have as its own
+    if len(set(shown)) != len(shown):
+        seen: set[str] = set()
+        twice = next(cell_id for cell_id in shown if cell_id in seen or seen.add(cell_id))
         raise ToolError(f"Notebook file has more than one cell with the id {json.dumps(twice)}; cell ids must be "
                         "unique to read or edit cells.")
     return notebook

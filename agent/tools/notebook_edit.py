@@ -118,11 +118,15 @@ def _fresh_id(ids: list[str], source: str, position: int) -> str:
 
 
 def _save(path: Path, shown: str, notebook: dict[str, Any], newline: bool) -> None:
-    text = json.dumps(notebook, indent=1, ensure_ascii=False)
+    try:  # a number past a float's range (1e400) was read as infinity, which JSON cannot hold
+        text = json.dumps(notebook, indent=1, ensure_ascii=False, allow_nan=False)
+    except ValueError:
+        raise ToolError(f"Cannot write {shown}: it holds a number too large for JSON (read as infinity); fix it "
+                        "with Bash (jq) before editing cells.") from None
     try:
         data = text.encode("utf-8")
     except UnicodeEncodeError:  # a lone surrogate (a JSON escape in the file): written escaped again
-        data = json.dumps(notebook, indent=1).encode("ascii")
+        data = json.dumps(notebook, indent=1, allow_nan=False).encode("ascii")
     try:
         save_file(path, data + (b"\n" if newline else b""))
     except OSError as error:
