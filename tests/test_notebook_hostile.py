@@ -69,3 +69,16 @@ def test_an_edit_through_a_symlink_is_judged_and_written_at_its_real_target(agen
     assert os.path.islink(link) and (real.stat().st_mode & 0o777) == 0o640
     assert json.loads(real.read_text())["cells"][2]["source"] == "y = 1"
     assert [p.name for p in outside.iterdir()] == ["nb.ipynb"]  # no temporary file left beside it
+
+
+def test_a_notebook_too_costly_to_parse_or_walk_is_refused_before_it_is(agent):
+    from agent.tools.notebook_cells import MAX_CELLS, MAX_JSON_CONTAINERS
+
+    agent.write("arrays.ipynb", '{"cells": [], "metadata": {"x": [' + "[]," * MAX_JSON_CONTAINERS + "[]]}}")
+    agent.write("cells.ipynb", json.dumps({"cells": [{"source": ""}] * (MAX_CELLS + 1), "metadata": {}}))
+    agent.script(call("Read", file_path="arrays.ipynb"), call("Read", file_path="cells.ipynb"), text("Done."))
+    found = results(agent.run("Read them.").payloads[-1])
+    assert found == ["Error: Notebook file holds more than 1,000,000 JSON objects and arrays; it is not read. "
+                     "Use Bash with jq to work on parts of it.",
+                     "Error: Notebook file has 10,001 cells, more than the 10,000 read or edited here. "
+                     "Use Bash with jq to work on parts of it."]

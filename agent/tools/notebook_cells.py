@@ -18,6 +18,11 @@ NOTEBOOK_SUFFIX = ".ipynb"
 MAX_NOTEBOOK_BYTES = 64 * 1024 * 1024  # a notebook's file, images in its outputs included
 MAX_SHOWN_BYTES = 256 * 1024  # what one Read of a notebook returns, as Claude Code caps it
 MAX_OUTPUT_CHARS = 10_000  # a cell's outputs past this are named, not shown, as Claude Code does
+# what parsing and walking a notebook may cost: objects and arrays in its file (counted as the
+# brackets that open them, strings' own included, before it is parsed), and its cells (a Read
+# shows no more than about 9,000: each cell's tags take 28 bytes or more of MAX_SHOWN_BYTES)
+MAX_JSON_CONTAINERS = 1_000_000
+MAX_CELLS = 10_000
 # nbformat's own rule for a cell id; one outside it could break the <cell id="…"> framing
 _CELL_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 _NOT_A_NOTEBOOK = ('Notebook file is not a valid Jupyter notebook (top-level "cells" must be an array of cell '
@@ -46,6 +51,9 @@ def load_notebook(path: Path, shown: str) -> tuple[dict[str, Any], bool]:
 def parse_notebook(data: bytes) -> dict[str, Any]:
     """The notebook in `data` (a file's bytes), or the tool error saying why it is none."""
     deep = ToolError(f"Notebook file nests deeper than {MAX_JSON_DEPTH} levels; it is not read.")
+    if data.count(b"{") + data.count(b"[") > MAX_JSON_CONTAINERS:
+        raise ToolError(f"Notebook file holds more than {MAX_JSON_CONTAINERS:,} JSON objects and arrays; it is not "
+                        "read. Use Bash with jq to work on parts of it.")
     try:
         notebook = json.loads(data.decode("utf-8"), parse_constant=_no_constant)
     except RecursionError:  # the decoder gives up near the interpreter's limit
@@ -53,9 +61,12 @@ def parse_notebook(data: bytes) -> dict[str, Any]:
     except ValueError as error:  # UnicodeDecodeError too
         raise ToolError("Notebook file is not valid JSON (it may be truncated, corrupted, or still being written): "
                         f"{error}") from None
+    cells = notebook.get("cells") if isinstance(notebook, dict) else None
+    if isinstance(cells, list) and len(cells) > MAX_CELLS:
+        raise ToolError(f"Notebook file has {len(cells):,} cells, more than the {MAX_CELLS:,} read or edited here. "
+                        "Use Bash with jq to work on parts of it.")
     if deeper_than(notebook, MAX_JSON_DEPTH):
         raise deep
-    cells = notebook.get("cells") if isinstance(notebook, dict) else None
     if not isinstance(cells, list) or not all(_is_cell(cell) for cell in cells):
         raise ToolError(_NOT_A_NOTEBOOK)
     ids = [cell["id"] for cell in cells if "id" in cell]
