@@ -9,7 +9,10 @@ managed folder for the organisation's). So a cloned repository can pull `~/.ssh`
 neither by an import nor by a `CLAUDE.md` that is a symlink; what lies outside is skipped with one
 warning naming it, as is a device, FIFO or socket (never read: `CLAUDE.md -> /dev/zero` or a FIFO
 cannot hold up the start) and a binary file. A file is read to MEMORY_FILE_BYTES at most, and cut
-at MAX_FILE_CHARS characters. HTML comments are hidden.
+at MAX_FILE_CHARS characters; at most MAX_IMPORTS of a file's imports are followed, and one loading
+holds at most MAX_FILES files and MAX_TOTAL_CHARS characters (the rest is left out, with one
+warning), so a repository cannot make the start read, or a request hold, without end. HTML comments
+are hidden (found in linear time, whatever the file holds).
 """
 
 from __future__ import annotations
@@ -26,11 +29,12 @@ log = logging.getLogger("agent")
 
 MAX_IMPORT_DEPTH = 5
 MAX_FILE_CHARS = 100_000
+MAX_IMPORTS = 200  # of one file's imports, followed
+MAX_FILES, MAX_TOTAL_CHARS = 500, 1_000_000  # of one loading: far past any context window
 _FENCE = re.compile(r"^ {0,3}(```|~~~)")
 _CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1")
 _IMPORT = re.compile(r"(?:^|(?<=\s))@((?:[^\s\\]|\\ )+)")
-_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
-_WHOLE_LINE_COMMENT = re.compile(r"^[ \t]*<!--.*?-->[ \t]*(?:\n|$)", re.DOTALL | re.MULTILINE)
+_BLANKS = re.compile(r"[ \t]*")
 
 
 @dataclass(frozen=True)
@@ -50,6 +54,8 @@ class Loader:
         self.home = Path(home)
         self.seen: set[str] = set() if seen is None else seen
         self.loaded: list[MemoryFile] = []
+        self.chars = 0  # of the texts taken so far (see `take`)
+        self.full = False  # a bound was reached: nothing more is loaded
 
     def load(self, path: Path, kind: str, fence: Path, text: str | None = None, depth: int = 0) -> None:
         """Load `path` (and, depth first, what it imports) unless already loaded or missing; `text`
@@ -61,17 +67,34 @@ class Loader:
             text = read_visible(path)
             if text is None:
                 return
+        if not self.take(path, text, files=1):
+            return
         self.loaded.append(MemoryFile(Path(path), kind, text))
         if depth >= MAX_IMPORT_DEPTH:
             return
-        for target in _imports(text):
+        for target in _imports(text)[:MAX_IMPORTS]:
             resolved = _resolve(target, Path(path).parent, self.home)
             if resolved is not None:
                 self.load(resolved, kind, fence, depth=depth + 1)
 
+    def take(self, path: Path, text: str, files: int = 0) -> bool:
+        """Whether `text` (the file at `path`, one of `files` more loaded) still fits this loading's
+        bounds; once one does not, nothing more does, and one warning names where it stopped."""
+        if not self.full and self.chars + len(text) <= MAX_TOTAL_CHARS and len(self.loaded) + files <= MAX_FILES:
+            self.chars += len(text)
+            return True
+        if not self.full:
+            self.full = True
+            log.warning(f"memory: instruction files over {MAX_FILES} files or {MAX_TOTAL_CHARS:,} characters "
+                        f"in all; leaving out {path} and the rest")
+        return False
+
     def claim(self, path: Path, fence: Path) -> bool:
         """Whether `path` exists, lies inside `fence` and was not loaded before; it counts as
-        loaded from now on (so a file outside the fence is warned about once, however often named)."""
+        loaded from now on (so a file outside the fence is warned about once, however often named).
+        Once the loading is full, no file is."""
+        if self.full:
+            return False
         real = os.path.realpath(path)
         if real in self.seen or not os.path.lexists(path):
             return False
@@ -110,13 +133,35 @@ def inside(real: str, fence: Path) -> bool:
 
 
 def _visible(text: str) -> str:
-    """`text` without HTML comments outside code blocks; a line holding only a comment goes whole."""
-    chunks = []
-    for chunk in _blocks(text):
-        if not _FENCE.match(chunk):
-            chunk = _COMMENT.sub("", _WHOLE_LINE_COMMENT.sub("", chunk))
-        chunks.append(chunk)
-    return "".join(chunks)
+    """`text` without HTML comments outside code blocks."""
+    return "".join(chunk if _FENCE.match(chunk) else _without_comments(chunk) for chunk in _blocks(text))
+
+
+def _without_comments(text: str) -> str:
+    """`text` without its HTML comments (`<!--` to the first `-->` after it; one never closed
+    stays). Comments with only blanks between them count as one; when that one is all its lines
+    hold (blanks aside), those lines go whole. Each character is looked at a bounded number of
+    times, so no file can make this slow."""
+    groups: list[list[int]] = []  # [start, end] of each run of comments
+    position = 0
+    while (start := text.find("<!--", position)) >= 0 and (end := text.find("-->", start + 4)) >= 0:
+        if groups and not text[groups[-1][1]:start].strip(" \t"):
+            groups[-1][1] = end + 3
+        else:
+            groups.append([start, end + 3])
+        position = end + 3
+    kept, position = [], 0
+    for start, end in groups:
+        before = start
+        while before > position and text[before - 1] in " \t":
+            before -= 1
+        after = _BLANKS.match(text, end).end()
+        if (before == 0 or text[before - 1] == "\n") and (after == len(text) or text[after] == "\n"):
+            start, end = before, min(after + 1, len(text))  # the line holds only the comment: it goes
+        kept.append(text[position:start])
+        position = end
+    kept.append(text[position:])
+    return "".join(kept)
 
 
 def _blocks(text: str) -> list[str]:

@@ -7,7 +7,8 @@
    Claude Code reads every parent), each folder's `CLAUDE.md`, `.claude/CLAUDE.md` and
    `.claude/rules/` (source `project`), then its `CLAUDE.local.md` (source `local`).
 
-Each file's imports follow it. Rules with `paths` are not loaded at the start: they wait for a file
+Each file's imports follow it, within the bounds of one loading (agent.memory.files). Rules with
+`paths` are not loaded at the start: they wait for a file
 they match (agent.tools.instructions), as do the `CLAUDE.md` files of folders below the working one.
 `AGENTS.md` is not read: Claude Code 2.1.332 reads it neither at the start nor on demand (a
 `CLAUDE.md` holding `@AGENTS.md` imports it).
@@ -15,6 +16,7 @@ they match (agent.tools.instructions), as do the `CLAUDE.md` files of folders be
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
 from dataclasses import dataclass, field
@@ -22,7 +24,9 @@ from pathlib import Path
 from typing import Collection, Mapping
 
 from agent.memory.files import Loader, MemoryFile
-from agent.memory.rules import Rule, load_rules
+from agent.memory.rules import MAX_WAITING_GLOBS, Rule, load_rules, within_globs
+
+log = logging.getLogger("agent")
 
 MANAGED_VARIABLE = "AGENT_MANAGED_DIR"  # the user's own environment only: settings cannot set it
 _MANAGED_DEFAULTS = {"darwin": "/Library/Application Support/ClaudeCode", "win32": "C:\\Program Files\\ClaudeCode"}
@@ -63,6 +67,10 @@ def load_levels(cwd: Path, home: Path, sources: Collection[str] = ("user", "proj
     for folder in folders_down_to(Path(cwd)):
         levels.waiting += load_folder(folder, sources, loader)
     levels.files = loader.loaded
+    levels.waiting, left_out = within_globs(levels.waiting)
+    if left_out:
+        log.warning(f"memory: the rules with paths hold more than {MAX_WAITING_GLOBS} globs in all; "
+                    f"leaving out the last {left_out} of those rules")
     return levels
 
 

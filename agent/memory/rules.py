@@ -7,7 +7,9 @@ files. A rule with `paths` (a glob or a list of globs, relative to the folder ho
 attached to that tool's result (agent.tools.instructions). The frontmatter itself is never shown.
 Files are taken in sorted path order (Claude Code takes the folder's own order, which varies from
 one file system to another), at most MAX_RULE_FILES of them per folder; frontmatter that is not a
-YAML mapping skips the file, with a warning.
+YAML mapping skips the file, with a warning. A rule's text counts against its loading's bounds
+(agent.memory.files), whether it waits or not; the rules waiting in one conversation hold at most
+MAX_WAITING_GLOBS globs in all (`within_globs`), so matching them against each file read stays quick.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ MAX_RULE_FILES = 200
 MAX_PATTERNS = 50
 MAX_ALTERNATIVES = 64  # what one pattern's `{a,b}` groups may expand to
 MAX_GROUPS, MAX_PATTERN_CHARS = 8, 1024  # a pattern with more, or longer, is not expanded
+MAX_WAITING_GLOBS = 1000  # of all the rules waiting in one conversation, each matched against each file read
 
 
 @dataclass(frozen=True)
@@ -55,11 +58,23 @@ def load_rules(folder: Path, kind: str, base: Path, fence: Path, loader: Loader)
         if split is None:
             continue
         patterns, body = split
-        if patterns:
+        if patterns and loader.take(path, body):
             waiting.append(Rule(path, kind, Path(base), Path(fence), patterns, body))
-        else:
+        elif not patterns:
             loader.load(path, kind, fence, text=body)
     return waiting
+
+
+def within_globs(rules: list[Rule]) -> tuple[list[Rule], int]:
+    """The first of `rules` that hold at most MAX_WAITING_GLOBS globs together, and how many were
+    left out."""
+    kept, globs = [], 0
+    for rule in rules:
+        globs += len(rule.patterns)
+        if globs > MAX_WAITING_GLOBS:
+            break
+        kept.append(rule)
+    return kept, len(rules) - len(kept)
 
 
 def rule_files(root: Path) -> list[Path]:

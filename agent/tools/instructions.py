@@ -10,7 +10,8 @@ Each conversation gets a file once: what it was already given (at the start or s
 from its own messages, so a subagent, a resumed session and the main conversation each keep their
 own account, and the blocks are the same bytes every run. Per folder: `CLAUDE.md`,
 `.claude/CLAUDE.md`, `CLAUDE.local.md`, then its rules that always apply; the outer folder first;
-then the rules (of any level) the file matches. At most MAX_ATTACHED files per turn.
+then the rules (of any level) the file matches, at most MAX_WAITING_GLOBS globs of them in all (one
+warning a session when there are more). At most MAX_ATTACHED files per turn.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from typing import Any, Collection, Iterable
 
 from agent.memory.files import Loader, MemoryFile
 from agent.memory.levels import load_folder, load_levels
-from agent.memory.rules import Rule
+from agent.memory.rules import MAX_WAITING_GLOBS, Rule, within_globs
 from agent.permissions.paths import normal_path, path_matches
 
 log = logging.getLogger("agent")
@@ -46,6 +47,7 @@ class Instructions:
     def __init__(self, home: Path, sources: Collection[str], managed: Path | None) -> None:
         self.home, self.sources, self.managed = Path(home), tuple(sources), managed
         self._waiting: dict[Path, list[Rule]] = {}  # per working folder, read once
+        self._warned = False  # that the rules a file may match held too many globs
 
     def at_start(self, cwd: Path) -> list[MemoryFile]:
         """The files a conversation in `cwd` starts with (agent.memory.levels)."""
@@ -77,6 +79,11 @@ class Instructions:
         waiting = list(self._waiting[cwd] if cwd in self._waiting else self._start_rules(cwd))
         for folder in _folders_between(cwd, path):
             waiting += load_folder(folder, self.sources, loader, local_last=False)
+        waiting, left_out = within_globs(waiting)
+        if left_out and not self._warned:
+            self._warned = True
+            log.warning(f"memory: the rules with paths for {path} hold more than {MAX_WAITING_GLOBS} globs in all; "
+                        f"leaving out the last {left_out} of those rules")
         for rule in waiting:
             if _applies(rule, path, self.home) and loader.claim(rule.path, rule.fence):
                 loader.load(rule.path, rule.kind, rule.fence, text=rule.text)
