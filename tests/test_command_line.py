@@ -243,6 +243,8 @@ def test_stream_json_marks_a_subagents_messages_with_its_call(agent):
     (["-p", "hi", "--settings", "{broken"], "--settings: invalid JSON"),
     (["-p", "hi", "--add-dir", "/nonexistent/folder"], "--add-dir: /nonexistent/folder is not a folder"),
     (["-p", "hi", "-c", "-r", "5b7a0f0e-1111-4222-8333-944445555666"], "only one of --continue, --resume and --session-id"),
+    (["-p", "hi", "-c", "-r"], "only one of --continue, --resume and --session-id"),
+    (["-p", "hi", "-r"], "--resume without a session id picks one in the interactive mode; give the id here"),
 ])
 def test_bad_command_lines_are_one_line_errors(argv, message, monkeypatch, capsys, tmp_path):
     monkeypatch.setenv("OPENROUTER_API_KEY", "dummy")

@@ -262,3 +262,37 @@ def test_resume_and_continue_pick_up_an_earlier_session(model, start):
     assert third.end() == 0
     assert texts(model.requests[1])[:3] == ["My name is Ada.", "Noted: Ada.", "What is my name?"]
     assert texts(model.requests[2])[:5] == ["My name is Ada.", "Noted: Ada.", "What is my name?", "Your name is Ada.", "And now?"]
+
+
+def test_resume_without_an_id_picks_a_session_before_the_first_prompt(model, start):
+    model.script(text("Noted: Ada."), lambda request: text("Your name is Ada." if "My name is Ada." in request.raw
+                                                             else "I do not know."), text("Fresh start."))
+    first = start()
+    first.ready()
+    first.send("My name is Ada.")
+    first.expect("Noted: Ada.")
+    first.ready()
+    first.send("/exit")
+    assert first.end() == 0
+    second = start("-r")
+    second.expect(r"1\. [0-9a-f-]{36}  My name is Ada\.")
+    second.expect("Resume which")
+    second.send("1")
+    second.ready()
+    second.send("What is my name?")
+    second.expect("Your name is Ada.")  # the picked conversation goes on
+    second.ready()
+    second.send("/exit")
+    assert second.end() == 0
+    third = start("--resume")
+    third.expect("Resume which")
+    third.send("q")  # none: a new session
+    third.expect(r"\(a new session\)")
+    third.ready()
+    third.send("Hello?")
+    third.expect("Fresh start.")
+    third.ready()
+    third.send("/exit")
+    assert third.end() == 0
+    assert texts(model.requests[1])[:3] == ["My name is Ada.", "Noted: Ada.", "What is my name?"]
+    assert texts(model.requests[2]) == ["Hello?"]

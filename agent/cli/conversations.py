@@ -43,24 +43,32 @@ def leaving(terminal: Terminal, session, recording: bool) -> None:
     session_end(session, "prompt_input_exit")
 
 
-def resumed(terminal: Terminal, session):
-    """/resume: pick one of this folder's recent sessions; the conversation it holds continues
-    (None when there is none, or the person chose none)."""
-    from agent.run import MainConversation
-    from agent.transcripts import project_folder, read_conversation
+def picked_session(terminal: Terminal, cwd: Path, current: str | None = None) -> Path | None:
+    """The transcript of one of this folder's recent sessions (not `current`), as the person
+    picks it from a numbered list; None when there is none, or they chose none."""
+    from agent.transcripts import project_folder
 
-    folder = project_folder(Path.home(), session.workspace.cwd)
+    folder = project_folder(Path.home(), cwd)
     recent = sorted(folder.glob("*.jsonl"), key=lambda path: path.stat().st_mtime, reverse=True)[:10]
-    recent = [path for path in recent if path.stem != session.session_id]
+    recent = [path for path in recent if path.stem != current][:9]
     if not recent:
         terminal.say("no earlier sessions in this folder")
         return None
     for number, path in enumerate(recent, 1):
         terminal.say(f"{number}. {path.stem}  {_first_prompt(path)}")
-    choice = terminal.ask("Resume which?", "".join(str(n) for n in range(1, len(recent) + 1))[:9] + "q")
-    if choice == "q":
+    choice = terminal.ask("Resume which?", "".join(str(n) for n in range(1, len(recent) + 1)) + "q")
+    return None if choice == "q" else recent[int(choice) - 1]
+
+
+def resumed(terminal: Terminal, session):
+    """/resume: pick one of this folder's recent sessions; the conversation it holds continues
+    (None when there is none, or the person chose none)."""
+    from agent.run import MainConversation
+    from agent.transcripts import read_conversation
+
+    path = picked_session(terminal, session.workspace.cwd, session.session_id)
+    if path is None:
         return None
-    path = recent[int(choice) - 1]
     history = read_conversation(path)
     session_end(session, "resume")
     switch_session(session, path.stem)

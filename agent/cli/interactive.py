@@ -11,8 +11,9 @@ from pathlib import Path
 from typing import Mapping
 
 from agent.cli.agent_board import Board
-from agent.cli.conversations import cleared, leaving, resumed
+from agent.cli.conversations import cleared, leaving, picked_session, resumed
 from agent.cli.environment import Environment
+from agent.cli.options import PICK_SESSION
 from agent.cli.screen import Screen
 from agent.cli.terminal import Terminal
 from agent.cli.todo_view import TodoView
@@ -66,6 +67,11 @@ def run_interactive(args: argparse.Namespace, env: Mapping[str, str], first_prom
     terminal = Terminal(Path.cwd(), home / ".cache" / "agent" / "history", {**BUILTINS})
     board = Board()
     screen = Screen(terminal, board)
+    if args.resume == PICK_SESSION:  # -r without an id: which of this folder's sessions, before it is built
+        picked = picked_session(terminal, Path.cwd())
+        args.resume = picked.stem if picked is not None else None
+        if picked is None:
+            terminal.say("(a new session)", "dim")
     session, history = build_session(args, environment, screen, confirm_trust=lambda: ask_trust(terminal, Path.cwd(), home))
     board.tasks = lambda: list(session.background.tasks)  # how its background agents are doing
     session.background.daemon = True  # leaving stops them (agent.cli.conversations.leaving)

@@ -12,6 +12,7 @@ from agent.errors import UsageError
 from agent.model.limits import MIN_THINKING_BUDGET
 from agent.permissions.policy import MODES
 
+PICK_SESSION = ""  # what -r without a session id holds: the interactive mode asks which one (agent.cli.interactive)
 EXIT_CODES = """exit codes:
   0    the answer was printed
   1    the run failed: a provider error, a replay that drifted, the turn limit
@@ -74,7 +75,8 @@ def build_parser() -> argparse.ArgumentParser:
     add("--append-system-prompt", metavar="TEXT", help="add TEXT at the end of the system prompt")
     add("--append-system-prompt-file", metavar="FILE", help="--append-system-prompt, read from FILE")
     add("-c", "--continue", dest="continue_session", action="store_true", help="continue the latest session of this folder")
-    add("-r", "--resume", metavar="SESSION_ID", help="continue the session SESSION_ID")
+    add("-r", "--resume", metavar="SESSION_ID", nargs="?", const=PICK_SESSION,
+        help="continue the session SESSION_ID; without one (interactive mode), pick one of this folder's recent sessions")
     add("--session-id", metavar="UUID", help="the id of this new session")
     add("--fork-session", action="store_true", help="with --resume or --continue: continue in a new session id")
     add("--resume-session-at", metavar="MESSAGE_ID", help=argparse.SUPPRESS)  # the SDK's: resume up to that message
@@ -137,12 +139,12 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
         raise UsageError("give --append-system-prompt or --append-system-prompt-file, not both")
     if args.append_subagent_system_prompt is not None and args.append_subagent_system_prompt_file is not None:
         raise UsageError("give --append-subagent-system-prompt or --append-subagent-system-prompt-file, not both")
-    if args.continue_session and args.resume:
+    if args.continue_session and args.resume is not None:
         raise UsageError("give only one of --continue, --resume and --session-id (--session-id goes with either "
                          "only with --fork-session)")
-    if args.session_id and (args.continue_session or args.resume) and not args.fork_session:
+    if args.session_id and (args.continue_session or args.resume is not None) and not args.fork_session:
         raise UsageError("--session-id with --continue or --resume also needs --fork-session, as in Claude Code")
-    if args.resume_session_at is not None and not args.resume:
+    if args.resume_session_at is not None and args.resume in (None, PICK_SESSION):
         raise UsageError("--resume-session-at requires --resume, as in Claude Code")
     thinking = args.max_thinking_tokens
     if thinking is not None and (thinking < 0 or 0 < thinking < MIN_THINKING_BUDGET):

@@ -86,7 +86,7 @@ def unsupported_flags(args: argparse.Namespace) -> None:
     if args.plugin_dirs:
         log.warning("--plugin-dir is not supported: plugins (their skills, agents, commands, hooks and MCP "
                     "servers) do not load; the run goes on without them")
-    if args.fork_session and not (args.resume or args.continue_session):
+    if args.fork_session and args.resume is None and not args.continue_session:
         log.warning("--fork-session has no effect without --resume or --continue: this is a new session")
     if args.session_mirror and args.output_format != "stream-json":
         log.warning("--session-mirror needs --output-format stream-json: the transcript is not mirrored")

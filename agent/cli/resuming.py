@@ -12,6 +12,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+from agent.cli.options import PICK_SESSION
 from agent.errors import UsageError
 from agent.transcripts import (SESSION_ID, Transcripts, conversation_entries, find_session, latest_session,
                                messages_of)
@@ -26,6 +27,9 @@ def sessions(args: argparse.Namespace, home: Path, cwd: Path) -> tuple[str, Tran
             raise UsageError(f"--session-id must be a UUID, not {session_id!r}")
         if find_session(home, cwd, session_id):
             raise UsageError(f"session {session_id} already exists; continue it with --resume {session_id}")
+    if args.resume == PICK_SESSION:  # the interactive mode asks which before it gets here
+        raise UsageError("--resume without a session id picks one in the interactive mode; give the id here, "
+                         "or --continue for this folder's latest session")
     if args.continue_session or args.resume:
         resumed = args.resume or latest_session(home, cwd)
         args.resumed_session = resumed  # whose agent the session runs as again (agent.cli.session_agent)
