@@ -82,3 +82,12 @@ def test_a_notebook_too_costly_to_parse_or_walk_is_refused_before_it_is(agent):
                      "Use Bash with jq to work on parts of it.",
                      "Error: Notebook file has 10,001 cells, more than the 10,000 read or edited here. "
                      "Use Bash with jq to work on parts of it."]
+
+
+def test_a_notebook_path_with_a_nul_is_a_plain_tool_error(agent):
+    path = agent.write("nb.ipynb", json.dumps(NOTEBOOK))
+    agent.script(call("Read", file_path="nb.ipynb"), edit("nb\x00.ipynb", cell_id="code-b", new_source="y"),
+                 edit(str(path), cell_id="code-b", new_source="y = 5"), text("Done."))
+    found = results(agent.run("Edit.").payloads[-1])
+    assert found[1:] == ["Error: File has not been read yet. Read it first before writing to it.",
+                         "Updated cell code-b with y = 5"]

@@ -142,7 +142,7 @@ def last_view(path: Path, context: Any) -> tuple[bool, str | None]:
     succeeded = {block.get("tool_use_id"): block.get("content") for message in messages
                  if message.get("role") == "user" for block in _blocks(message)
                  if block.get("type") == "tool_result" and not block.get("is_error")}
-    target = os.path.realpath(path)
+    target = _real(path)
     found, view = False, None
     for message in messages:
         for block in _blocks(message) if message.get("role") == "assistant" else []:
@@ -150,10 +150,18 @@ def last_view(path: Path, context: Any) -> tuple[bool, str | None]:
                 continue
             key = {"Read": "file_path", NAME: "notebook_path"}.get(block.get("name"))
             value = (block.get("input") or {}).get(key) if key else None
-            if isinstance(value, str) and value and os.path.realpath(context.workspace.resolve(value)) == target:
+            if isinstance(value, str) and value and target and _real(context.workspace.resolve(value)) == target:
                 shown = succeeded[block["id"]]
                 found, view = True, shown if block.get("name") == "Read" and isinstance(shown, str) else None
     return found, view
+
+
+def _real(path: Path) -> str | None:
+    """`path` with its symlinks resolved; None for a path no file can have (a NUL in it)."""
+    try:
+        return os.path.realpath(path)
+    except ValueError:
+        return None
 
 
 def _shown(path: Path, shown: str) -> str:
