@@ -91,3 +91,13 @@ def test_a_notebook_path_with_a_nul_is_a_plain_tool_error(agent):
     found = results(agent.run("Edit.").payloads[-1])
     assert found[1:] == ["Error: File has not been read yet. Read it first before writing to it.",
                          "Updated cell code-b with y = 5"]
+
+
+def test_accept_edits_still_asks_before_a_notebook_in_a_sensitive_folder_is_edited(agent):
+    path = agent.write(".claude/nb.ipynb", json.dumps(NOTEBOOK))
+    agent.settings({"permissions": {"defaultMode": "acceptEdits", "allow": ["Edit"]}})
+    agent.script(call("Read", file_path=".claude/nb.ipynb"), edit(str(path), cell_id="code-b", new_source="y"),
+                 text("Asked."))
+    asked = results(agent.run("Edit.").payloads[-1])[1]
+    assert asked.startswith("Error: NotebookEdit of '.claude/nb.ipynb'") and "needs approval" in asked
+    assert json.loads(path.read_text()) == NOTEBOOK
