@@ -106,9 +106,14 @@ def joined(value: Any) -> str:
 
 
 def show_notebook(path: Path, shown: str) -> str:
-    """Read's view of the notebook at `path`: every cell as Claude Code shows it, each piece on
-    its own line; a notebook whose view passes MAX_SHOWN_BYTES is a tool error, as Claude Code's."""
-    notebook, _ = load_notebook(path, shown)
+    """Read's view of the notebook at `path` (see `notebook_view`)."""
+    return notebook_view(load_notebook(path, shown)[0])
+
+
+def notebook_view(notebook: dict[str, Any]) -> str:
+    """Read's view of `notebook` (as `parse_notebook` gave it): every cell as Claude Code shows it,
+    each piece on its own line; a notebook whose view passes MAX_SHOWN_BYTES is a tool error, as
+    Claude Code's."""
     language = _language(notebook)
     pieces: list[str] = []
     for index, (cell, cell_id) in enumerate(zip(notebook["cells"], cell_ids(notebook))):

@@ -14,7 +14,7 @@ from typing import Any
 
 from agent.conversation import valid_text
 from agent.tools.base import Tool, ToolError
-from agent.tools.notebook_cells import cell_ids, is_notebook, load_notebook, show_notebook
+from agent.tools.notebook_cells import cell_ids, is_notebook, load_notebook, notebook_view
 from agent.tools.shell import redact_secrets
 from agent.workspace import save_file
 
@@ -44,14 +44,14 @@ def _run(arguments: dict[str, Any], context: Any) -> str:
     found, view = last_view(path, context)
     if not found:
         raise ToolError("File has not been read yet. Read it first before writing to it.")
-    if view is not None and _shown(path, shown) not in view:
+    notebook, newline = load_notebook(path, shown)  # read once: what is compared is what is edited
+    if view is not None and _shown(notebook) not in view:
         raise ToolError("File has been modified since read, either by the user or by a linter. Read it again "
                         "before attempting to write it.")
     if mode == "insert" and cell_type is None:
         raise ToolError("Cell type is required when using edit_mode=insert.")
     if mode != "insert" and not cell_id:
         raise ToolError("Cell ID must be specified when not inserting a new cell.")
-    notebook, newline = load_notebook(path, shown)
     cells: list[dict[str, Any]] = notebook["cells"]
     ids = cell_ids(notebook)
     if cell_id and cell_id not in ids:
@@ -164,12 +164,12 @@ def _real(path: Path) -> str | None:
         return None
 
 
-def _shown(path: Path, shown: str) -> str:
+def _shown(notebook: dict[str, Any]) -> str:
     """What a Read of the notebook would show now, as the conversation would hold it (secrets
     redacted, text made valid), to compare with what the last Read showed: a notebook changed since
     (by the user, a linter, a command) must be read again before it is edited, as in Claude Code.
     A Read result that a hook added to still holds the view, so containing it is enough."""
-    return valid_text(redact_secrets(show_notebook(path, shown)))
+    return valid_text(redact_secrets(notebook_view(notebook)))
 
 
 def _blocks(message: dict[str, Any]) -> list[dict[str, Any]]:
