@@ -113,3 +113,22 @@ def test_a_session_whose_folder_holds_a_broken_file_and_a_link_gives_new_tasks_f
     assert results(agent, run) == ["No tasks found", "Task #3 created successfully: Fresh", "Updated task #3 subject",
                                    "#3 [pending] Fresher"]
     assert (folder / "1.json").read_text() == '{"id": "1", "subject": ' and victim.read_text() == "precious"
+
+
+def test_agents_creating_and_linking_tasks_at_once_get_distinct_ids_and_consistent_files(tmp_path):
+    from concurrent.futures import ThreadPoolExecutor
+
+    folder = tmp_path / "tasks"
+    tasks = TaskList(folder)
+    first = tasks.create("root", "d")["id"]
+
+    def work(n: int) -> str:
+        created = tasks.create(f"t{n}", "d")["id"]
+        tasks.update(created, {"addBlockedBy": [first], "status": "in_progress"})
+        return created
+
+    with ThreadPoolExecutor(8) as pool:
+        ids = list(pool.map(work, range(64)))
+    assert sorted(ids, key=int) == [str(n) for n in range(2, 66)]
+    again = {t["id"]: t for t in TaskList(folder).all()}
+    assert sorted(again[first]["blocks"], key=int) == sorted(ids, key=int) and all(again[i]["blockedBy"] == [first] for i in ids)
