@@ -25,10 +25,11 @@ def is_boundary(entry: Any) -> bool:
 
 def kept_by(boundary: dict[str, Any], before: dict[str, dict[str, Any]]) -> tuple[str, list[dict[str, Any]]] | None:
     """The summary's uuid and the lines (of `before`, by uuid) a Claude Code compact_boundary keeps
-    from before it, in its order; None for ours, which writes the kept messages again after the summary."""
+    from before it, in its order, each once; None for ours, which writes the kept messages again after the summary."""
     metadata = boundary.get("compactMetadata")
     kept = metadata.get("preservedMessages") if isinstance(metadata, dict) else None
     if not isinstance(kept, dict) or not isinstance(kept.get("anchorUuid"), str) or not isinstance(kept.get("uuids"), list):
         return None
-    found = [before[u] for u in kept["uuids"][:10_000] if isinstance(u, str) and u in before]
+    named = dict.fromkeys(u for u in kept["uuids"][:10_000] if isinstance(u, str) and u in before)  # each once
+    found = [before[u] for u in named]
     return (kept["anchorUuid"], found) if found else None

@@ -11,6 +11,8 @@ import time
 from datetime import datetime
 from pathlib import Path
 
+from agent.workspace import open_regular
+
 SESSION_ID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 AGENT_ID = re.compile(r"a[0-9a-f]{16}")
 
@@ -35,10 +37,11 @@ def latest_session(home: Path, cwd: Path) -> str | None:
     """The id of the most recently written main conversation of `cwd`, or None: by the time its
     last message was recorded (the file's modification time when it records none). A time in
     the future is no time it was written (a skewed clock, a copied file): such a transcript ranks
-    by its latest time that is not, else as the oldest, so it cannot win every --continue."""
+    by its latest time that is not, else as the oldest, so it cannot win every --continue. Only
+    files named for a session id count: a stray `notes.jsonl` is no session to continue."""
     try:
         files = [entry for entry in os.scandir(project_folder(home, cwd))
-                 if entry.name.endswith(".jsonl") and entry.is_file()]
+                 if entry.name.endswith(".jsonl") and SESSION_ID.fullmatch(entry.name[:-6]) and entry.is_file()]
     except OSError:
         return None
     if not files:
@@ -58,7 +61,7 @@ def _written_at(entry: os.DirEntry, now: float) -> tuple[float, float]:
     time up to `now`, then its modification time up to `now`, which orders sessions of the same
     second); 0 for what it does not say."""
     try:
-        with open(entry.path, "rb") as handle:
+        with open_regular(entry.path) as handle:  # swapped for a FIFO since it was listed: never waited on
             size = os.fstat(handle.fileno()).st_size
             handle.seek(max(0, size - _TAIL_BYTES))
             tail = handle.read(_TAIL_BYTES)
