@@ -8,8 +8,10 @@ working folder for its own files, each parent folder for its files, home for the
 managed folder for the organisation's). So a cloned repository can pull `~/.ssh` into a request
 neither by an import nor by a `CLAUDE.md` that is a symlink; what lies outside is skipped with one
 warning naming it, as is a device, FIFO or socket (never read: `CLAUDE.md -> /dev/zero` or a FIFO
-cannot hold up the start) and a binary file. A file is read to MEMORY_FILE_BYTES at most, and cut
-at MAX_FILE_CHARS characters; at most MAX_IMPORTS of a file's imports are followed, and one loading
+cannot hold up the start), a binary file, and a file whose path holds a line break or another
+control character (the model is told each file's path on a line of its own, and a conversation's
+account of what it was given is read back from those lines). A file is read to MEMORY_FILE_BYTES at
+most, and cut at MAX_FILE_CHARS characters; at most MAX_IMPORTS of a file's imports are followed, and one loading
 holds at most MAX_FILES files and MAX_TOTAL_CHARS characters (the rest is left out, with one
 warning), so a repository cannot make the start read, or a request hold, without end. HTML comments
 are hidden (found in linear time, whatever the file holds).
@@ -35,6 +37,7 @@ _FENCE = re.compile(r"^ {0,3}(```|~~~)")
 _CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1")
 _IMPORT = re.compile(r"(?:^|(?<=\s))@((?:[^\s\\]|\\ )+)")
 _BLANKS = re.compile(r"[ \t]*")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
 @dataclass(frozen=True)
@@ -99,6 +102,9 @@ class Loader:
         if real in self.seen or not os.path.lexists(path):
             return False
         self.seen.add(real)
+        if _CONTROL.search(str(path)):  # a line break would end the "Contents of <path>" line early
+            log.warning(f"memory: skipping {str(path)!r}: its name holds a line break or another control character")
+            return False
         if not inside(real, fence):
             log.warning(f"memory: skipping {path}: it leads to {real}, outside {fence}")
             return False
