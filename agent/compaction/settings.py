@@ -8,6 +8,7 @@ DISABLE_AUTO_COMPACT turns both off."""
 from __future__ import annotations
 
 import logging
+import re
 from dataclasses import dataclass
 
 log = logging.getLogger("agent")
@@ -15,6 +16,7 @@ log = logging.getLogger("agent")
 BUFFER_TOKENS = 33_000  # below the window: where Claude Code compacts (observed at 67,100 of 100,000)
 MIN_WINDOW = 100_000  # --autocompact's and autoCompactWindow's smallest window
 MAX_WINDOW = 1_000_000
+_TOKENS = re.compile(r"[0-9]{1,20}k?")
 
 
 @dataclass(frozen=True)
@@ -45,11 +47,13 @@ def window_value(text: str, what: str) -> int | None:
     cleaned = text.strip().lower().replace("_", "").replace(",", "")
     if cleaned == "auto":
         return None
-    if cleaned.endswith("k") and cleaned[:-1].isdigit():
-        cleaned = str(int(cleaned[:-1]) * 1000)
-    if not cleaned.isdigit() or not MIN_WINDOW <= int(cleaned) <= MAX_WINDOW:
-        raise ValueError(f"{what} must be auto or a number of tokens from {MIN_WINDOW:,} to {MAX_WINDOW:,}, not {text!r}")
-    return int(cleaned)
+    tokens = None
+    if _TOKENS.fullmatch(cleaned):  # ASCII digits only: `²` is a digit to str.isdigit, not to int()
+        tokens = int(cleaned[:-1]) * 1000 if cleaned.endswith("k") else int(cleaned)
+    if tokens is None or not MIN_WINDOW <= tokens <= MAX_WINDOW:
+        shown = text if len(text) <= 40 else text[:40] + "..."
+        raise ValueError(f"{what} must be auto or a number of tokens from {MIN_WINDOW:,} to {MAX_WINDOW:,}, not {shown!r}")
+    return tokens
 
 
 def agent_window(value, label: str) -> int | None:
@@ -58,7 +62,10 @@ def agent_window(value, label: str) -> int | None:
     warning, as for the definition's other fields)."""
     if value is None:
         return None
-    text = str(value) if isinstance(value, int) and not isinstance(value, bool) else value if isinstance(value, str) else ""
+    if isinstance(value, int) and not isinstance(value, bool):
+        text = str(value) if value.bit_length() <= 64 else f"a number of {value.bit_length()} bits"  # str() refuses
+    else:
+        text = value if isinstance(value, str) else ""
     try:
         window = window_value(text, "autoCompactWindow") if text.strip().lower() != "auto" else None
     except ValueError as error:
