@@ -54,3 +54,31 @@ def test_a_todowrite_list_shows_the_same_way(model, start, provider):
     session.send("/exit")
     assert session.end() == 0
     assert "TodoWrite" in str(model.requests[0].body) and "TaskCreate" not in str(model.requests[0].body)
+
+
+@pytest.mark.parametrize("provider", ["openrouter", "anthropic"])
+def test_clear_starts_an_empty_task_list_and_resume_brings_the_old_one_back(model, start, provider):
+    model.script(call("TaskCreate", subject="Review code", description="Review a.py"), text("Listed."),
+                 call("TaskList"), lambda request: text("After clear: " + request.tool_results()[-1]),
+                 call("TaskList"), lambda request: text("After resume: " + request.tool_results()[-1]))
+    session = start(provider=provider)
+    session.ready()
+    session.send("Plan the review")
+    session.expect("Listed.")
+    session.ready()
+    session.send("/clear")
+    session.expect(r"\(new conversation\)")
+    session.ready()
+    session.send("What is on the list?")
+    session.expect("After clear: No tasks found")  # the new session's own list
+    session.ready()
+    session.send("/resume")
+    session.expect(r"1\. [0-9a-f-]{36}  Plan the review")
+    session.send("1")
+    session.expect(r"\(resumed ")
+    session.ready()
+    session.send("And now?")
+    session.expect(r"After resume: #1 \[pending\] Review code")  # the resumed session's list again
+    session.ready()
+    session.send("/exit")
+    assert session.end() == 0

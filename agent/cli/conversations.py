@@ -77,11 +77,17 @@ def resumed(terminal: Terminal, session):
 
 
 def switch_session(session, session_id: str | None = None) -> None:
-    """Point the session (its transcript, and what its hooks are told) at a new session id, or
-    the given one."""
+    """Point the session (its transcript, its task list, and what its hooks are told) at a new
+    session id, or the given one: the task list is that session's, as Claude Code keeps one per
+    session (a new one starts empty, a resumed one has its own back)."""
+    from agent.tools.todo import TaskList, TodoState
     from agent.transcripts import Transcripts
 
     session.session_id = session_id or str(uuid.uuid4())
+    if session.todo is not None:
+        folder = session.todo.tasks.folder
+        session.todo = TodoState(TaskList(folder.with_name(session.session_id) if folder is not None else None),
+                                 todo_write=session.todo.todo_write)
     if session.transcripts is not None:
         session.transcripts = Transcripts(session.transcripts.home, session.workspace.cwd, session.session_id)
     if session.hooks is not None:
