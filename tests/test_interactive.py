@@ -231,8 +231,8 @@ def test_output_that_is_not_a_terminal_gets_only_the_answers(model, tmp_path):
     assert "● Bash(echo from-the-tool)" in shown and "agent ·" in shown
 
 
-def test_resume_and_continue_pick_up_an_earlier_session(model, start):
-    model.script(text("Noted: Ada."), text("Your name is Ada."), text("Still Ada."))
+def an_earlier_session(start) -> None:
+    """One session that ends after telling the model a name (its first reply is scripted "Noted: Ada.")."""
     first = start()
     first.ready()
     first.send("My name is Ada.")
@@ -240,6 +240,11 @@ def test_resume_and_continue_pick_up_an_earlier_session(model, start):
     first.ready()
     first.send("/exit")
     assert first.end() == 0
+
+
+def test_resume_and_continue_pick_up_an_earlier_session(model, start):
+    model.script(text("Noted: Ada."), text("Your name is Ada."), text("Still Ada."))
+    an_earlier_session(start)
     second = start()
     second.ready()
     second.send("/resume")
@@ -267,13 +272,7 @@ def test_resume_and_continue_pick_up_an_earlier_session(model, start):
 def test_resume_without_an_id_picks_a_session_before_the_first_prompt(model, start):
     model.script(text("Noted: Ada."), lambda request: text("Your name is Ada." if "My name is Ada." in request.raw
                                                              else "I do not know."), text("Fresh start."))
-    first = start()
-    first.ready()
-    first.send("My name is Ada.")
-    first.expect("Noted: Ada.")
-    first.ready()
-    first.send("/exit")
-    assert first.end() == 0
+    an_earlier_session(start)
     second = start("-r")
     second.expect(r"1\. [0-9a-f-]{36}  My name is Ada\.")
     second.expect("Resume which")
