@@ -47,12 +47,14 @@ class Instructions:
     def __init__(self, home: Path, sources: Collection[str], managed: Path | None) -> None:
         self.home, self.sources, self.managed = Path(home), tuple(sources), managed
         self._waiting: dict[Path, list[Rule]] = {}  # per working folder, read once
+        self._started: set[str] = set()  # the real paths of the files any start loaded (see given_paths)
         self._warned = False  # that the rules a file may match held too many globs
 
     def at_start(self, cwd: Path) -> list[MemoryFile]:
         """The files a conversation in `cwd` starts with (agent.memory.levels)."""
         levels = load_levels(cwd, self.home, self.sources, self.managed)
         self._waiting.setdefault(Path(cwd), levels.waiting)
+        self._started.update(os.path.realpath(file.path) for file in levels.files)
         return levels.files
 
     def attached(self, cwd: Path, messages: Iterable[dict[str, Any]], calls: list, results: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -62,7 +64,7 @@ class Instructions:
         touched = [path for call, result in zip(calls, results) for path in _touched(call, result, cwd)]
         if not touched:
             return []
-        given = {os.path.realpath(path) for path in given_paths(messages)}
+        given = given_paths(messages, self._started)
         loader = Loader(self.home, given)
         for path in touched:
             self._load_for(Path(cwd), path, loader)
@@ -89,14 +91,23 @@ class Instructions:
                 loader.load(rule.path, rule.kind, rule.fence, text=rule.text)
 
     def _start_rules(self, cwd: Path) -> list[Rule]:
-        """The waiting rules of a working folder no conversation started in (a worktree's)."""
-        return self._waiting.setdefault(cwd, load_levels(cwd, self.home, self.sources, self.managed).waiting)
+        """The waiting rules of a working folder no conversation started in (a worktree's); the
+        files a start there loads count as ones a start block may name."""
+        if cwd not in self._waiting:
+            levels = load_levels(cwd, self.home, self.sources, self.managed)
+            self._waiting[cwd] = levels.waiting
+            self._started.update(os.path.realpath(file.path) for file in levels.files)
+        return self._waiting[cwd]
 
 
-def given_paths(messages: Iterable[dict[str, Any]]) -> list[str]:
-    """The instruction files a conversation was given: the entries of its start's block ("Contents
-    of <path> (<kind>):") and every block attached since (read from its user messages' text)."""
-    found = []
+def given_paths(messages: Iterable[dict[str, Any]], started: Collection[str]) -> set[str]:
+    """The real paths of the instruction files a conversation was given: every block attached
+    since its start (read from its user messages' text: a block's first line names its file), and
+    the entries of its start's block ("Contents of <path> (<kind>):") that name a file a start
+    loads (`started`, real paths). A file's text in that block is someone else's and may hold
+    lines shaped as entries: taken at their word, a repository's CLAUDE.md could name the
+    organisation's rule for `secret/**`, which would then never be attached."""
+    found, entries = [], []
     for message in messages:
         content = message.get("content") if isinstance(message, dict) and message.get("role") == "user" else None
         for block in content if isinstance(content, list) else []:
@@ -107,8 +118,8 @@ def given_paths(messages: Iterable[dict[str, Any]]) -> list[str]:
                 line = text[len(_OPEN):text.find("\n", len(_OPEN))]
                 found += [line[:-1]] if line.endswith(":") else []
             else:
-                found += _GIVEN.findall(text)
-    return found
+                entries += _GIVEN.findall(text)
+    return {os.path.realpath(path) for path in found} | ({os.path.realpath(path) for path in entries} & set(started))
 
 
 def _touched(call: Any, result: dict[str, Any], cwd: Path) -> list[Path]:
