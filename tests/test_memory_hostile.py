@@ -128,3 +128,14 @@ def test_a_file_imported_at_the_start_is_not_attached_again(cwd, home):
     call = ToolCall("t1", "Read", {"file_path": str(cwd / "sub/f.txt")})
     result = {"type": "tool_result", "tool_use_id": "t1", "content": "x"}
     assert "SUB-MD." in start and instructions.attached(cwd, messages, [call], [result]) == []
+
+
+def test_a_rules_folder_leading_out_of_the_repository_is_one_warning_and_never_walked(cwd, home, warnings):
+    (cwd / ".claude").mkdir()
+    (cwd / ".claude/rules").symlink_to("/")
+    with bounded(seconds=20):
+        started = time.monotonic()
+        files = load_levels(cwd, home).files
+    assert time.monotonic() - started < 1 and files == []
+    assert len(warnings) == 1 and "outside" in warnings[0]
+

@@ -7,9 +7,11 @@ files. A rule with `paths` (a glob or a list of globs, relative to the folder ho
 attached to that tool's result (agent.tools.instructions). The frontmatter itself is never shown.
 Files are taken in sorted path order (Claude Code takes the folder's own order, which varies from
 one file system to another), at most MAX_RULE_FILES of them per folder; frontmatter that is not a
-YAML mapping skips the file, with a warning. A rule's text counts against its loading's bounds
-(agent.memory.files), whether it waits or not; the rules waiting in one conversation hold at most
-MAX_WAITING_GLOBS globs in all (`within_globs`), so matching them against each file read stays quick.
+YAML mapping skips the file, with a warning; a rules folder that really lies outside its fence
+(`.claude/rules -> /`) is skipped whole, with one warning, never walked. A rule's text counts
+against its loading's bounds (agent.memory.files), whether it waits or not; the rules waiting in
+one conversation hold at most MAX_WAITING_GLOBS globs in all (`within_globs`), so matching them
+against each file read stays quick.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agent.memory.files import Loader, read_visible
+from agent.memory.files import Loader, inside, read_visible
 from agent.workspace import load_yaml
 
 log = logging.getLogger("agent")
@@ -47,8 +49,11 @@ class Rule:
 def load_rules(folder: Path, kind: str, base: Path, fence: Path, loader: Loader) -> list[Rule]:
     """Load the rules of `folder/.claude/rules` that always apply into `loader` and return the ones
     that wait for a matching file (`paths` relative to `base`); every file must lie in `fence`."""
-    waiting = []
-    for path in rule_files(Path(folder) / ".claude" / "rules"):
+    waiting, root = [], Path(folder) / ".claude" / "rules"
+    if root.is_dir() and not inside(real := os.path.realpath(root), fence):  # never walked: `rules -> /`
+        log.warning(f"memory: skipping {root}: it leads to {real}, outside {fence}")
+        return []
+    for path in rule_files(root):
         if not loader.claim(path, fence):
             continue
         text = read_visible(path)
