@@ -90,3 +90,17 @@ def test_a_session_file_that_cannot_be_read_is_one_line_and_exit_2(tmp_path, mon
     assert cli.main(["-p", "hi", "--resume", SESSION]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and ("no session" in err or problem in err), err
+
+
+def test_a_transcript_cut_off_mid_line_loses_only_that_line_when_the_session_goes_on(agent):
+    folder = project_folder(agent.home, agent.workspace)
+    path = write_session(folder, SESSION, [said("user", "Remember the word kumquat."), said("assistant", "Noted.")])
+    with open(path, "a") as handle:
+        handle.write('{"type": "user", "message": {"role": "user", "content": "cut o')  # a crash mid-write
+    agent.script(text("Kumquat."))
+    first = agent.run("Which word?", "--resume", SESSION)
+    assert (first.exit_code, first.stdout) == (0, "Kumquat.\n"), first.stderr
+    agent.script(text("You asked which word."))
+    again = agent.run("What did I ask last?", "--resume", SESSION)
+    assert again.exit_code == 0, again.stderr
+    assert again.some_request(["Remember the word kumquat.", "Noted.", "Which word?", "Kumquat.", "What did I ask last?"])

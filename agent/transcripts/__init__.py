@@ -29,7 +29,7 @@ from agent.secrets import redact
 from agent.transcripts.marks import boundary_entry, is_boundary, kept_by
 from agent.transcripts.places import (AGENT_ID, SESSION_ID, agent_id_for, find_session, latest_session,  # noqa: F401
                                       project_folder, project_slug)
-from agent.workspace import TRANSCRIPT_FILE_BYTES, append_text, load_json, read_bounded, special_file
+from agent.workspace import TRANSCRIPT_FILE_BYTES, append_text, load_json, open_regular, read_bounded, special_file
 
 log = logging.getLogger("agent")
 
@@ -107,6 +107,7 @@ class Transcripts:
         self.mirror: Any = None  # mirror(path, line): every line as written (--session-mirror)
         self._latest: dict[Path, str] = {}  # each file's latest uuid: the parentUuid of its next line
         self._carried: list[dict[str, Any]] = []  # a fork's earlier lines, written before its first new one
+        self._looked_at: set[Path] = set()  # files whose last line was checked for a line break
         self._lock = threading.Lock()
         main = self.folder / f"{self.session_id}.jsonl"
         if kind := special_file(main):
@@ -127,6 +128,23 @@ class Transcripts:
             if isinstance(last, str):
                 self._latest[self.main().path] = last
             self._carried = [{**entry, "sessionId": self.session_id} for entry in entries] if carry else []
+
+    def _break_first(self, path: Path) -> str:
+        """"\n" when the file at `path`, about to be written for the first time in this run, ends
+        without one (a crash cut its last line off): the next line then starts a line of its own,
+        instead of being glued to that broken one and lost with it. "" otherwise."""
+        with self._lock:
+            if path in self._looked_at:
+                return ""
+            self._looked_at.add(path)
+        try:
+            with open_regular(path) as handle:
+                size = os.fstat(handle.fileno()).st_size
+                handle.seek(max(0, size - 1))
+                last = handle.read(1)
+        except OSError:  # none yet (or no regular file, which the write refuses)
+            return ""
+        return "\n" if last not in (b"", b"\n") else ""
 
     def _take_carried(self) -> list[dict[str, Any]]:
         with self._lock:
@@ -223,13 +241,14 @@ class Transcript:
         self.write({**entry, **(marks or {})})
 
     def write(self, entry: dict[str, Any]) -> None:
-        """Write `entry` as one line, redacted, and hand it to the mirror (a failed write never raises)."""
+        """Write `entry` as one line, redacted, and hand it to the mirror (a failed write never raises;
+        a file a crash left with its last line cut off gets a line break first)."""
         if self.owner._failed.is_set():
             return
         line = redact(json.dumps(entry, ensure_ascii=False))
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            append_text(self.path, line + "\n")
+            append_text(self.path, self.owner._break_first(self.path) + line + "\n")
         except (OSError, ValueError) as exc:  # a full disk: the file keeps its whole lines, the run goes on
             if not self.owner._failed.is_set():
                 self.owner._failed.set()
