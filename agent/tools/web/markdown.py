@@ -4,8 +4,11 @@ and `---` (deeper headings with #), bold as **…**, emphasis as _…_, code as 
 `*   item` and `1.  item`, links and images as Markdown links, quotes as `> `, <br> as a hard
 break, <pre> kept as written and table rows as `| a | b |`.
 
-Scripts, styles and comments are cut out by RE2 before parsing, and at most 2,000,000 characters of
-the rest are converted (a last line says so). Written on the standard library's html.parser (tolerant of broken HTML, never fetching anything):
+Scripts, styles and comments are cut out by RE2 before parsing, and so are the constructs a page
+never shows (doctypes, CDATA, processing instructions: `<!…>` and `<?…>`, up to their `>`); a `<`
+no `>` follows is text. html.parser would take time quadratic in the page over those left open
+(`<?` a million times) and raise on a malformed `<![…`. At most 2,000,000 characters of the rest
+are converted (a last line says so). Written on the standard library's html.parser (tolerant of broken HTML, never fetching anything):
 a new dependency would convert more exotic markup, but pages come from anywhere and the reader
 only needs their text and structure. The work is linear in the page: the parser is fed once,
 output is built in lists, and nesting is bounded (deeper elements are read as plain text).
@@ -24,9 +27,11 @@ _HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
 _INLINE = {"b": "**", "strong": "**", "i": "_", "em": "_", "code": "`"}
 _VOID = {"br", "img", "hr", "meta", "link", "input", "area", "base", "col", "embed", "source", "track", "wbr"}
 MAX_DEPTH = 512  # open elements tracked; a page nested deeper is still read, as text
+MAX_QUOTE_DEPTH = 8  # `> ` markers a line gets at most, however deep its quotes nest (bounds the output)
 MAX_HTML_CHARS = 2_000_000  # converted of one page's HTML (scripts and styles aside): a few seconds at most
 _DROPPED_PATTERNS = [r"(?s)<!--.*?-->", *(rf"(?is)<{tag}\b[^>]*>.*?</{tag}\s*>"
                                          for tag in ("script", "style", "noscript", "template", "svg"))]
+_BOGUS_COMMENT = r"<[!?][^>]*>"  # what a browser reads as a comment (html.parser: declarations, PIs)
 _SPACES = re.compile(r"[ \t\r\n\f]+")
 
 
@@ -44,7 +49,7 @@ class _Converter(HTMLParser):
         self.in_title = False
         self.pre = 0
         self.href: list[str | None] = []
-        self.row: list[str] | None = None
+        self.row: list[list[str]] | None = None  # the cells of the table row being read, each in pieces
 
     # -- structure
     def handle_starttag(self, tag: str, attrs) -> None:
@@ -94,7 +99,7 @@ class _Converter(HTMLParser):
             self._end_block()
             self.row = []
         elif tag in ("td", "th") and self.row is not None:
-            self.row.append("")
+            self.row.append([])
 
     def handle_endtag(self, tag: str) -> None:
         if tag in _VOID:
@@ -140,7 +145,7 @@ class _Converter(HTMLParser):
             if href:
                 self.line.append(f"]({href})")
         elif tag == "tr" and self.row is not None:
-            cells = [cell.strip() for cell in self.row]
+            cells = ["".join(cell).strip() for cell in self.row]
             self.row = None
             if cells:
                 self.out.append((self._prefix() + "| " + " | ".join(cells) + " |", "tr"))
@@ -153,13 +158,13 @@ class _Converter(HTMLParser):
             return
         text = data if self.pre else _SPACES.sub(" ", data)
         if self.row is not None and self.row:
-            self.row[-1] += text
+            self.row[-1].append(text)
         elif self.row is None:
             self.line.append(text)
 
     # -- output
     def _prefix(self) -> str:
-        return "> " * self.quote
+        return "> " * min(self.quote, MAX_QUOTE_DEPTH)
 
     def _take(self) -> str:
         text = "".join(self.line)
@@ -219,10 +224,12 @@ def html_to_markdown(html: str) -> str:
 
 
 def _without_dropped(html: str) -> str:
-    """`html` without its script, style, noscript, template and svg elements and its comments, cut
-    by RE2 (linear in the page, whatever a hostile page holds)."""
+    """`html` without its script, style, noscript, template and svg elements, its comments and
+    bogus comments, cut by RE2 (linear in the page, whatever a hostile page holds), and with each
+    `<` that no `>` follows escaped."""
     import re2
 
-    for pattern in _DROPPED_PATTERNS:
+    for pattern in (*_DROPPED_PATTERNS, _BOGUS_COMMENT):
         html = re2.sub(pattern, "", html)
-    return html
+    last = html.rfind(">")  # every `<` after it opens something never closed: text, as a browser shows it
+    return html[:last + 1] + html[last + 1:].replace("<", "&lt;")
