@@ -1,7 +1,9 @@
 """One WebFetch of a URL over the network, as Claude Code 2.1.332 fetches it: a GET with its
 Accept and User-Agent headers, redirects followed within the origin (at most 10) and any other
 reported, an HTTP error status kept without its body, a body of at most 10 MB (Claude Code's
-maxContentLength), the whole fetch within 60 s (AGENT_WEB_FETCH_TIMEOUT_MS changes it).
+maxContentLength), the whole fetch within 60 s (AGENT_WEB_FETCH_TIMEOUT_MS changes it). Whatever
+the server sends, a fetch never raises: a response it cannot read is the Page's `error`, and the
+texts taken from headers are bounded (a redirect to a URL WebFetch would refuse as too long is one).
 
 Certificates are checked against the usual CA bundle and, as Claude Code's Bun runtime does, the
 extra CAs of the file NODE_EXTRA_CA_CERTS names (a company proxy's, a test site's).
@@ -23,7 +25,7 @@ import requests
 from requests.adapters import HTTPAdapter
 
 from agent.model.deadline import Deadline, DeadlinePassed, DeadlineSession, ResponseTooLarge, read_pieces
-from agent.tools.web.urls import redirect_target, same_origin
+from agent.tools.web.urls import MAX_URL_CHARS, redirect_target, same_origin
 
 MAX_BODY_BYTES = 10 * 1024 * 1024
 DEFAULT_TIMEOUT_MS = 60_000
@@ -33,6 +35,8 @@ MAX_REDIRECTS = 10
 HEADERS = {"Accept": "text/markdown, text/html, */*",
            "User-Agent": "Claude-User (claude-code/2.1.332; +https://support.anthropic.com/)"}
 _REDIRECTS = (301, 302, 303, 307, 308)
+MAX_REASON_CHARS = 200  # of a status line's reason phrase (a server may send 64 KB of one)
+MAX_CONTENT_TYPE_CHARS = 1000
 
 
 @dataclass(frozen=True)
@@ -60,21 +64,27 @@ def fetch(url: str, environ: Mapping[str, str]) -> Page:
             return Page(url, error=f"maxContentLength size of {MAX_BODY_BYTES} exceeded")
         except DeadlinePassed:
             return Page(url, error=f"timeout of {int(timeout_s * 1000)}ms exceeded")
-        except requests.RequestException as exc:
+        except Exception as exc:  # whatever the server sent (requests and http.client raise more than RequestException)
             if deadline.passed:
                 return Page(url, error=f"timeout of {int(timeout_s * 1000)}ms exceeded")
-            return Page(url, error=_cause(exc))
+            if isinstance(exc, requests.RequestException):
+                return Page(url, error=_cause(exc))
+            return Page(url, error=f"The server's response could not be read: {type(exc).__name__}: {_cause(exc)}")
 
 
 def _follow(http: requests.Session, url: str, deadline: Deadline, timeout_s: float) -> Page:
     for _ in range(MAX_REDIRECTS + 1):
         with http.get(url, headers=HEADERS, stream=True, allow_redirects=False, timeout=(min(10.0, timeout_s), timeout_s),
                       proxies=requests.utils.get_environ_proxies(url)) as response:
-            status, reason = response.status_code, response.reason or _phrase(response.status_code)
-            kind = response.headers.get("content-type", "")
+            status = response.status_code
+            reason = (response.reason or _phrase(status))[:MAX_REASON_CHARS]
+            kind = response.headers.get("content-type", "")[:MAX_CONTENT_TYPE_CHARS]
             location = response.headers.get("location", "")
             if status in _REDIRECTS and location:
                 target = redirect_target(url, location)
+                if len(target) > MAX_URL_CHARS:
+                    return Page(url, error=f"The server redirected to a URL of {len(target):,} characters (WebFetch "
+                                           f"fetches URLs of at most {MAX_URL_CHARS:,})")
                 if same_origin(url, target):
                     url = target
                     continue

@@ -7,6 +7,7 @@ redirect to another origin and an HTTP error status."""
 
 from __future__ import annotations
 
+import codecs
 import mimetypes
 import re
 
@@ -24,6 +25,7 @@ Provide a concise response based only on the content above. In your response:
  - You are not a lawyer and never comment on the legality of your own prompts and responses.
  - Never produce or reproduce exact song lyrics.
 """
+_NOT_CHARSETS = {"idna", "punycode", "undefined", "unicode-escape", "raw-unicode-escape"}
 _TEXTUAL = re.compile(r"^(text/|application/(json|xml|javascript|ecmascript|x-javascript|ld\+json|x-yaml|yaml|"
                       r"toml|x-sh|rss\+xml|atom\+xml|xhtml\+xml|x-www-form-urlencoded)|[^;]*\+(json|xml))")
 
@@ -48,11 +50,19 @@ def is_binary(page: Page) -> bool:
 def page_text(page: Page) -> str:
     """The text the reader is shown of the whole page."""
     charset = re.search(r"charset=\"?([\w.:-]+)", page.content_type, re.IGNORECASE)
-    try:
-        text = page.body.decode(charset.group(1) if charset else "utf-8", errors="replace")
-    except LookupError:  # a charset Python does not know
-        text = page.body.decode("utf-8", errors="replace")
+    text = _decoded(page.body, charset.group(1) if charset else "utf-8")
     return html_to_markdown(text) if media_type(page) in ("text/html", "application/xhtml+xml") else text
+
+
+def _decoded(body: bytes, charset: str) -> str:
+    """`body` as text in `charset`, or in UTF-8 when the server named one Python does not know or
+    one that is no charset (idna, punycode, unicode_escape: they raise, or read escapes as text)."""
+    try:
+        if codecs.lookup(charset).name not in _NOT_CHARSETS:
+            return body.decode(charset, errors="replace")
+    except (LookupError, UnicodeError, ValueError):
+        pass
+    return body.decode("utf-8", errors="replace")
 
 
 def reader_request(text: str, offset: int, prompt: str) -> str:
