@@ -1,7 +1,12 @@
 """`WebFetch(domain:…)` rules as Claude Code 2.1.332 matches them (observed): `domain:example.com`
 covers that host only (not docs.example.com, nor www.example.com), in any letter case;
 `domain:*.example.org` covers every host under example.org but not example.org itself; and
-`domain:*` every host. A specifier without `domain:` covers nothing."""
+`domain:*` every host. A specifier without `domain:` covers nothing.
+
+Host and rule are compared in one canonical form, the name DNS is asked for: lower case, each
+non-ASCII label in its IDNA (punycode) form as the fetch sends it, and no trailing dot. So
+`https://example.com./` and `https://xn--bcher-kva.de/` are the hosts `domain:example.com` and
+`domain:bücher.de` name, and a deny rule cannot be stepped around by spelling its host otherwise."""
 
 from __future__ import annotations
 
@@ -10,14 +15,34 @@ from urllib.parse import urlsplit
 PREFIX = "domain:"
 
 
+def canonical_host(name: str) -> str:
+    """`name` as DNS is asked for it: lower case, IDNA labels, without the trailing dot(s). A
+    label IDNA refuses is kept as written (the fetch refuses that host too)."""
+    labels = name.strip().lower().rstrip(".").split(".")
+    return ".".join(_ascii_label(label) for label in labels)
+
+
+def _ascii_label(label: str) -> str:
+    if label.isascii():
+        return label
+    try:
+        import idna  # what the fetch (urllib3) encodes a host with
+
+        return idna.encode(label, strict=True, std3_rules=True).decode("ascii")
+    except (ImportError, UnicodeError, ValueError):  # idna.IDNAError is a UnicodeError
+        return label
+
+
 def fetch_host(url: object) -> str | None:
-    """The host a WebFetch call's URL names, lower case; None when it names none."""
+    """The host a WebFetch call's URL names, canonical (see the module docstring); None when it
+    names none."""
     if not isinstance(url, str):
         return None
     try:
-        return urlsplit(url.strip()).hostname or None
+        host = urlsplit(url.strip()).hostname
     except ValueError:
         return None
+    return canonical_host(host) or None if host else None
 
 
 def domain_matches(specifier: str, url: object) -> bool:
@@ -25,9 +50,10 @@ def domain_matches(specifier: str, url: object) -> bool:
     host = fetch_host(url)
     if host is None or not specifier.startswith(PREFIX):
         return False
-    pattern = specifier[len(PREFIX):].strip().lower().rstrip(".")
+    pattern = specifier[len(PREFIX):].strip()
     if pattern == "*":
         return True
     if pattern.startswith("*."):
-        return host.endswith(pattern[1:]) and len(host) > len(pattern) - 1
-    return host == pattern
+        parent = canonical_host(pattern[2:])
+        return bool(parent) and host.endswith("." + parent)
+    return host == canonical_host(pattern)

@@ -1,0 +1,35 @@
+"""`WebFetch(domain:…)` rules against hosts spelled to slip past them: a trailing dot (the same
+host to DNS), IDNA names written in Unicode or in punycode, letter case, look-alike parents and
+userinfo. A deny rule covers every spelling of its host; an allow rule covers nothing else."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent.permissions.web_domains import domain_matches, fetch_host
+
+
+@pytest.mark.parametrize("specifier, url, covered", [
+    ("domain:evil.com", "https://evil.com./x", True),  # the same host to DNS
+    ("domain:evil.com", "https://EVIL.COM../x", True),
+    ("domain:*.evil.com", "https://a.evil.com./", True),
+    ("domain:evil.com.", "https://evil.com/", True),
+    ("domain:bücher.de", "https://xn--bcher-kva.de/", True),
+    ("domain:xn--bcher-kva.de", "https://bücher.de/", True),
+    ("domain:*.BÜCHER.de", "https://shop.xn--bcher-kva.de/", True),
+    ("domain:example.com", "https://evil-example.com/", False),
+    ("domain:*.example.com", "https://evil-example.com/", False),
+    ("domain:*.example.com", "https://example.com./", False),
+    ("domain:example.com", "https://example.com@evil.com/", False),
+    ("domain:example.com", "https://evil.com#@example.com", False),
+    ("domain:example.com", "https://example.com:8443/", True),  # a host rule, whatever the port
+    ("domain:*.", "https://example.com/", False),
+    ("domain:", "https://example.com/", False),
+])
+def test_every_spelling_of_a_host_is_the_host_its_rule_names(specifier, url, covered):
+    assert domain_matches(specifier, url) is covered
+
+
+def test_a_refused_fetch_suggests_the_rule_of_the_host_it_reaches():
+    assert fetch_host("https://Bücher.DE./a") == "xn--bcher-kva.de"
+    assert fetch_host("https://./") is None and fetch_host("not a url") is None
