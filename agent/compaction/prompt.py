@@ -160,8 +160,11 @@ def continuation(summary: str, tools_used: list[str], kept: bool) -> str:
 
 def read_again(file_path: str, content: str) -> list[str]:
     """A file read before the summary, attached again after it as Claude Code attaches it: the
-    call, then its result, each a system reminder."""
+    call, then its result, each a system reminder. The file is someone else's text, no longer in a
+    tool result: a `</system-reminder>` in it is written `<\\/system-reminder>`, so it cannot end
+    the reminder early and have the rest read as the user's own words."""
     called = json.dumps({"file_path": file_path}, ensure_ascii=False, separators=(",", ":"))
+    content = content.replace("</system-reminder>", "<\\/system-reminder>")
     return [f"<system-reminder>\nCalled the Read tool with the following input: {called}\n</system-reminder>",
             f"<system-reminder>\nResult of calling the Read tool:\n{content}\n</system-reminder>"]
 
