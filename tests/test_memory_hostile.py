@@ -139,3 +139,19 @@ def test_a_rules_folder_leading_out_of_the_repository_is_one_warning_and_never_w
     assert time.monotonic() - started < 1 and files == []
     assert len(warnings) == 1 and "outside" in warnings[0]
 
+
+
+def test_a_subfolder_linking_out_of_the_workspace_gives_no_instructions(cwd, home, tmp_path, warnings):
+    elsewhere = tmp_path / "other-project"
+    write(elsewhere / "CLAUDE.local.md", "PRIVATE-NOTES.\n")
+    write(elsewhere / "CLAUDE.md", "OTHER-MD.\n")
+    write(elsewhere / "f.txt", "x")
+    write(cwd / "inside/CLAUDE.md", "INSIDE-MD.\n")
+    (cwd / "inside/link").symlink_to(elsewhere)
+    instructions = Instructions(home, ("user", "project", "local"), None)
+    instructions.at_start(cwd)
+    call = ToolCall("t1", "Read", {"file_path": str(cwd / "inside/link/f.txt")})
+    result = {"type": "tool_result", "tool_use_id": "t1", "content": "x"}
+    attached = "".join(block["text"] for block in instructions.attached(cwd, [], [call], [result]))
+    assert "INSIDE-MD." in attached and "PRIVATE-NOTES." not in attached and "OTHER-MD." not in attached
+    assert [line for line in warnings if "outside" in line and "link" in line]

@@ -11,7 +11,9 @@ from its own messages, so a subagent, a resumed session and the main conversatio
 own account, and the blocks are the same bytes every run. Per folder: `CLAUDE.md`,
 `.claude/CLAUDE.md`, `CLAUDE.local.md`, then its rules that always apply; the outer folder first;
 then the rules (of any level) the file matches, at most MAX_WAITING_GLOBS globs of them in all (one
-warning a session when there are more). At most MAX_ATTACHED files per turn.
+warning a session when there are more). At most MAX_ATTACHED files per turn. A folder that really
+lies outside the working folder (a link out of it, to another project's private CLAUDE.local.md)
+gives none, nor do the folders inside it, with one warning.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ import shlex
 from pathlib import Path
 from typing import Any, Collection, Iterable
 
-from agent.memory.files import Loader, MemoryFile
+from agent.memory.files import Loader, MemoryFile, inside
 from agent.memory.levels import load_folder, load_levels
 from agent.memory.rules import MAX_WAITING_GLOBS, Rule, within_globs
 from agent.permissions.paths import normal_path, path_matches
@@ -49,6 +51,7 @@ class Instructions:
         self._waiting: dict[Path, list[Rule]] = {}  # per working folder, read once
         self._started: set[str] = set()  # the real paths of the files any start loaded (see given_paths)
         self._warned = False  # that the rules a file may match held too many globs
+        self._outside: set[Path] = set()  # folders below a working folder that link out of it (warned about)
 
     def at_start(self, cwd: Path) -> list[MemoryFile]:
         """The files a conversation in `cwd` starts with (agent.memory.levels)."""
@@ -80,6 +83,11 @@ class Instructions:
         """Into `loader`: the folders' files between `cwd` and `path`, then the rules `path` matches."""
         waiting = list(self._waiting[cwd] if cwd in self._waiting else self._start_rules(cwd))
         for folder in _folders_between(cwd, path):
+            if not inside(real := os.path.realpath(folder), cwd):  # a link out of the workspace: not its folder
+                if folder not in self._outside:
+                    self._outside.add(folder)
+                    log.warning(f"memory: not reading the instructions of {folder}: it leads to {real}, outside {cwd}")
+                break  # nor those of the folders inside it
             waiting += load_folder(folder, self.sources, loader, local_last=False)
         waiting, left_out = within_globs(waiting)
         if left_out and not self._warned:
