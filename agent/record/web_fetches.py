@@ -9,7 +9,8 @@ fetch that went to the network (the session's 15-minute cache answers the rest):
 
 `response` is the page as agent.tools.web.fetching keeps it: the final URL, status, reason and
 content type, `location` for a redirect to another origin, the body (at most WebFetch's 10 MB) as
-text, or as `body_base64` when it is not UTF-8, or `error` when the fetch failed.
+text, or as `body_base64` when it is not UTF-8, or `error` when the fetch failed. A cassette is
+untrusted: a field of another type, or longer than a fetch gives, is a shape problem.
 
 The session's `web_fetches(agent, call_id, url, fetch)` hook:
 - recording, it fetches (`fetch()` returns the response) and keeps the entry;
@@ -31,6 +32,9 @@ from agent.errors import ReplayMismatch
 FETCH_KEY = "fetch"
 _RESPONSE_TEXTS = ("url", "reason", "content_type", "location", "body", "body_base64", "error")
 MAX_FETCH_URL = 2000
+MAX_BODY_BYTES = 10 * 1024 * 1024  # WebFetch's cap on a body (agent.tools.web.fetching)
+_TEXT_LIMITS = {"url": MAX_FETCH_URL, "location": MAX_FETCH_URL, "reason": 1000, "content_type": 1000,
+                "error": 1000, "body": MAX_BODY_BYTES, "body_base64": -(-MAX_BODY_BYTES // 3) * 4}
 
 
 def is_fetch_entry(entry: Any) -> bool:
@@ -58,6 +62,9 @@ def fetch_problem(entry: dict[str, Any]) -> str | None:
     status = response.get("status", 0)
     if isinstance(status, bool) or not isinstance(status, int) or not 0 <= status <= 999:
         return "the response's `status` must be an HTTP status (a number)"
+    for key, limit in _TEXT_LIMITS.items():
+        if len(response.get(key, "")) > limit:
+            return f"the response's `{key}` is longer than a fetch gives ({limit:,} characters at most)"
     if "body" in response and "body_base64" in response:
         return "the response has both a `body` and a `body_base64`"
     if "body_base64" in response and not _is_base64(response["body_base64"]):
