@@ -6,13 +6,18 @@ covers that host only (not docs.example.com, nor www.example.com), in any letter
 Host and rule are compared in one canonical form, the name DNS is asked for: lower case, each
 non-ASCII label in its IDNA (punycode) form as the fetch sends it, and no trailing dot. So
 `https://example.com./` and `https://xn--bcher-kva.de/` are the hosts `domain:example.com` and
-`domain:bücher.de` name, and a deny rule cannot be stepped around by spelling its host otherwise."""
+`domain:bücher.de` name, and a deny rule cannot be stepped around by spelling its host otherwise.
+A host of other characters (`evil.com\\.example.org`, which the fetch reads as evil.com with a
+path) is no host: `valid_host` refuses it, WebFetch does not fetch it, and no rule covers it."""
 
 from __future__ import annotations
 
+import ipaddress
+import re
 from urllib.parse import urlsplit
 
 PREFIX = "domain:"
+_NAME = re.compile(r"[a-z0-9_-]+(?:\.[a-z0-9_-]+)*")  # a DNS name's labels, ASCII (IDNA) form
 
 
 def canonical_host(name: str) -> str:
@@ -33,16 +38,29 @@ def _ascii_label(label: str) -> str:
         return label
 
 
+def valid_host(host: str) -> bool:
+    """Whether `host` (a URL's hostname, brackets off) is an IP address or a DNS name whose
+    labels are letters, digits, `-` and `_` (non-ASCII ones in their IDNA form), and nothing the
+    fetch could read otherwise (a backslash, `%`, `;`, a space)."""
+    if ":" in host:
+        try:
+            ipaddress.IPv6Address(host)
+        except ValueError:
+            return False
+        return True
+    return _NAME.fullmatch(canonical_host(host)) is not None
+
+
 def fetch_host(url: object) -> str | None:
     """The host a WebFetch call's URL names, canonical (see the module docstring); None when it
-    names none."""
+    names none, or nothing `valid_host` takes."""
     if not isinstance(url, str):
         return None
     try:
         host = urlsplit(url.strip()).hostname
     except ValueError:
         return None
-    return canonical_host(host) or None if host else None
+    return canonical_host(host) if host and valid_host(host) else None
 
 
 def domain_matches(specifier: str, url: object) -> bool:

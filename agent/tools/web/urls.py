@@ -1,12 +1,14 @@
 """Which URLs WebFetch takes, as Claude Code 2.1.332 was seen to: http or https with a host that has a
-dot (127.0.0.1 does; localhost and other dotless names do not), no user name or password, at most
-2,000 characters; http is upgraded to https. A redirect is followed only within its origin (same
-scheme, host and port; a leading `www.` aside)."""
+dot (127.0.0.1 does; localhost and other dotless names do not) and only a host's characters
+(agent.permissions.web_domains.valid_host), no user name or password, at most 2,000 characters;
+http is upgraded to https. A redirect is followed only within its origin (same scheme, host and
+port; a leading `www.` aside)."""
 
 from __future__ import annotations
 
 from urllib.parse import urljoin, urlsplit, urlunsplit
 
+from agent.permissions.web_domains import valid_host
 from agent.tools.base import ToolError
 
 MAX_URL_CHARS = 2000
@@ -27,6 +29,8 @@ def fetchable_url(text: str) -> str:
     if parts.scheme.lower() not in ("http", "https"):
         raise ToolError(f"Unsupported protocol {parts.scheme.lower()}:")
     if parts.username is not None or parts.password is not None or not parts.hostname:
+        raise ToolError("Invalid URL")
+    if not valid_host(parts.hostname):  # `a.com\\.b.org` would be fetched from a.com, its rule b.org's
         raise ToolError("Invalid URL")
     if "." not in parts.hostname:
         raise ToolError(DOTLESS)
