@@ -26,6 +26,14 @@ from agent.tools.web.urls import fetchable_url
     ("domain:example.com", "https://evil.com#@example.com", False),
     ("domain:example.com", "https://example.com:8443/", True),  # a host rule, whatever the port
     ("domain:*.", "https://example.com/", False),
+    ("domain:169.254.169.254", "https://169.254.43518/", True),  # what the resolver connects to
+    ("domain:127.0.0.1", "https://0x7f.0.0.1/", True),
+    ("domain:127.0.0.1", "https://0177.0.0.1/", True),
+    ("domain:127.0.0.1", "https://127.1./", True),
+    ("domain:127.0.0.1", "https://[::ffff:127.0.0.1]/", True),
+    ("domain:[::1]", "https://[0:0::1]/", True),
+    ("domain:127.0.0.1", "https://127.0.0.2/", False),
+    ("domain:cafe.bad", "https://CAFE.bad/", True),
     ("domain:*.allowed.com", "https://evil.com\\.allowed.com/", False),  # fetched from evil.com
     ("domain:*.allowed.com", "https://evil.com%5c.allowed.com/", False),
     ("domain:", "https://example.com/", False),
