@@ -295,3 +295,30 @@ def test_resume_without_an_id_picks_a_session_before_the_first_prompt(model, sta
     assert third.end() == 0
     assert texts(model.requests[1])[:3] == ["My name is Ada.", "Noted: Ada.", "What is my name?"]
     assert texts(model.requests[2]) == ["Hello?"]
+
+
+def test_the_resume_list_survives_transcripts_it_cannot_read(model, start):
+    from agent.transcripts import project_folder
+
+    model.script(text("Still here."))
+    session = start()
+    folder = project_folder(session.home, session.workspace)
+    folder.mkdir(parents=True)
+    huge = folder / "5b7a0f0e-1111-4222-8333-944445555666.jsonl"
+    with huge.open("wb") as handle:  # past the transcript cap, without writing it (sparse)
+        handle.truncate(65 * 1024 * 1024)
+    os.mkfifo(folder / "6c8b1f1f-2222-4333-8444-a55556666777.jsonl")  # never waited on, never listed
+    (folder / "notes.jsonl").write_text("{}\n")  # no session's name
+    session.ready()
+    session.send("/resume")
+    session.expect(r"1\. 5b7a0f0e-1111-4222-8333-944445555666  \(cannot be read\)")
+    session.expect("Resume which")
+    session.send("1")
+    session.expect(r"cannot read the session 5b7a0f0e-1111-4222-8333-944445555666: ")
+    session.ready()
+    session.send("Hello?")
+    session.expect("Still here.")  # the conversation goes on
+    session.ready()
+    session.send("/exit")
+    assert session.end() == 0
+    assert "6c8b1f1f" not in session.seen and "notes" not in session.seen and "Traceback" not in session.seen

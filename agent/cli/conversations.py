@@ -46,11 +46,10 @@ def leaving(terminal: Terminal, session, recording: bool) -> None:
 def picked_session(terminal: Terminal, cwd: Path, current: str | None = None) -> Path | None:
     """The transcript of one of this folder's recent sessions (not `current`), as the person
     picks it from a numbered list; None when there is none, or they chose none."""
-    from agent.transcripts import project_folder
+    from agent.transcripts import project_folder, recent_sessions
 
     folder = project_folder(Path.home(), cwd)
-    recent = sorted(folder.glob("*.jsonl"), key=lambda path: path.stat().st_mtime, reverse=True)[:10]
-    recent = [path for path in recent if path.stem != current][:9]
+    recent = [folder / f"{found}.jsonl" for found in recent_sessions(Path.home(), cwd, 10) if found != current][:9]
     if not recent:
         terminal.say("no earlier sessions in this folder")
         return None
@@ -69,7 +68,11 @@ def resumed(terminal: Terminal, session):
     path = picked_session(terminal, session.workspace.cwd, session.session_id)
     if path is None:
         return None
-    history = read_conversation(path)
+    try:
+        history = read_conversation(path)
+    except OSError as error:  # swapped for a FIFO, grown past the cap, gone: this conversation goes on
+        terminal.say(f"cannot read the session {path.stem}: {error.strerror or error}", "yellow")
+        return None
     session_end(session, "resume")
     switch_session(session, path.stem)
     terminal.say(f"(resumed {path.stem})", "dim")
@@ -96,9 +99,15 @@ def switch_session(session, session_id: str | None = None) -> None:
 
 
 def _first_prompt(path: Path) -> str:
+    """What the picker shows of a session: its first prompt, on one line ('' when it has none,
+    or when it cannot be read)."""
     from agent.transcripts import read_conversation
 
-    for message in read_conversation(path):
+    try:
+        messages = read_conversation(path)
+    except OSError:  # a FIFO, a file past the cap, one gone since it was listed
+        return "(cannot be read)"
+    for message in messages:
         content = message["content"]
         if message["role"] == "user" and isinstance(content, str):
             return " ".join(content.split())[:60]

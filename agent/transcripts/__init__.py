@@ -28,7 +28,7 @@ from agent.errors import UsageError
 from agent.secrets import redact
 from agent.transcripts.marks import boundary_entry, is_boundary, kept_by
 from agent.transcripts.places import (AGENT_ID, SESSION_ID, agent_id_for, find_session, latest_session,  # noqa: F401
-                                      project_folder, project_slug)
+                                      project_folder, project_slug, recent_sessions)
 from agent.workspace import TRANSCRIPT_FILE_BYTES, append_text, load_json, open_regular, read_bounded, special_file
 
 log = logging.getLogger("agent")

@@ -34,21 +34,28 @@ def project_folder(home: Path, cwd: Path) -> Path:
 
 
 def latest_session(home: Path, cwd: Path) -> str | None:
-    """The id of the most recently written main conversation of `cwd`, or None: by the time its
-    last message was recorded (the file's modification time when it records none). A time in
-    the future is no time it was written (a skewed clock, a copied file): such a transcript ranks
-    by its latest time that is not, else as the oldest, so it cannot win every --continue. Only
-    files named for a session id count: a stray `notes.jsonl` is no session to continue."""
+    """The id of the most recently written main conversation of `cwd`, or None (see
+    `recent_sessions`)."""
+    recent = recent_sessions(home, cwd, 1)
+    return recent[0] if recent else None
+
+
+def recent_sessions(home: Path, cwd: Path, count: int) -> list[str]:
+    """The ids of the `count` most recently written main conversations of `cwd`, newest first:
+    by the time its last message was recorded (the file's modification time when it records
+    none). A time in the future is no time it was written (a skewed clock, a copied file): such a
+    transcript ranks by its latest time that is not, else as the oldest, so it cannot win every
+    --continue. Only files named for a session id count: a stray `notes.jsonl` is no
+    session to continue."""
     try:
         files = [entry for entry in os.scandir(project_folder(home, cwd))
-                 if entry.name.endswith(".jsonl") and SESSION_ID.fullmatch(entry.name[:-6]) and entry.is_file()]
+                 if entry.name.endswith(".jsonl") and SESSION_ID.fullmatch(entry.name[:-6])
+                 and entry.is_file()]
     except OSError:
-        return None
-    if not files:
-        return None
+        return []
     now = time.time() + _CLOCK_SLACK_S
-    newest = max(files, key=lambda entry: (_written_at(entry, now), entry.name))
-    return newest.name.removesuffix(".jsonl")
+    files.sort(key=lambda entry: (_written_at(entry, now), entry.name), reverse=True)
+    return [entry.name.removesuffix(".jsonl") for entry in files[:count]]
 
 
 _CLOCK_SLACK_S = 60.0
