@@ -11,6 +11,7 @@ import yaml
 
 from agent.record.web_fetches import MAX_BODY_BYTES
 from agent.tools.web.fetching import MAX_BODY_BYTES as FETCH_CAP
+from agent.tools.web.urls import MAX_URL_CHARS, fetchable_url
 from scripted_model import call, text
 
 BIG = MAX_BODY_BYTES + 1
@@ -22,7 +23,7 @@ BAD_RESPONSES = [
     ({"url": "https://example.com/", "status": 200, "body_base64": base64.b64encode(bytes(BIG + 2)).decode()},
      "the response's `body_base64` is longer than a fetch gives"),
     ({"url": "https://example.com/", "status": 302, "location": "https://e.com/" + "a" * 5000},
-     "the response's `location` is longer than a fetch gives (2,000 characters at most)"),
+     "the response's `location` is longer than a fetch gives (2,008 characters at most)"),
     ({"url": "https://example.com/", "error": "e" * 100_000}, "the response's `error` is longer than a fetch gives"),
     ({"url": "https://example.com/", "status": 200, "reason": ["OK"]}, "must be texts"),
     ({"url": "https://example.com/", "status": 200, "body": {"html": "<p>"}}, "must be texts"),
@@ -47,3 +48,12 @@ def test_a_recorded_fetch_too_big_or_of_the_wrong_type_is_one_line(agent, tmp_pa
         assert replayed.exit_code == 2 and replayed.stdout == "", (problem, replayed.stderr)
         assert problem in replayed.stderr and "(a web fetch)" in replayed.stderr, replayed.stderr
         assert len(replayed.stderr.strip().splitlines()) == 1 and "Traceback" not in replayed.stderr
+
+    longest = fetchable_url("http://127.0.0.1/" + "a" * (MAX_URL_CHARS - 17))  # the longest URL WebFetch takes, upgraded
+    assert len(longest) > MAX_URL_CHARS
+    data = yaml.safe_load(recorded)
+    data.setdefault("tool_runs", []).append({"agent": "main", "id": "x", "fetch": longest,
+                                             "response": {"url": longest, "status": 200, "reason": "OK", "body": "hi"}})
+    good = tmp_path / "good.yaml"
+    good.write_text(yaml.safe_dump(data, width=float("inf")))
+    assert agent.replay(cassette=good).exit_code == 0  # what a recording keeps is never a shape problem

@@ -31,7 +31,7 @@ from agent.errors import ReplayMismatch
 
 FETCH_KEY = "fetch"
 _RESPONSE_TEXTS = ("url", "reason", "content_type", "location", "body", "body_base64", "error")
-MAX_FETCH_URL = 2000
+MAX_FETCH_URL = 2000 + 8  # WebFetch takes a URL of 2,000 characters, and upgrading http to https lengthens it
 MAX_BODY_BYTES = 10 * 1024 * 1024  # WebFetch's cap on a body (agent.tools.web.fetching)
 _TEXT_LIMITS = {"url": MAX_FETCH_URL, "location": MAX_FETCH_URL, "reason": 1000, "content_type": 1000,
                 "error": 1000, "body": MAX_BODY_BYTES, "body_base64": -(-MAX_BODY_BYTES // 3) * 4}
