@@ -33,8 +33,9 @@ def run_doctor(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     """The `doctor` subcommand and `-p "/doctor"`: print the report for the working folder as the
     run's flags (--setting-sources, --add-dir, --agents) would load it; exit code 0."""
     from agent.cli.agent_folders import AgentFolders
+    from agent.cli.instruction_excludes import claude_md_excludes
     from agent.cli.sources import setting_sources
-    from agent.permissions.settings import added_directory
+    from agent.permissions.settings import added_directory, settings_documents
     from agent.subagents.definitions import BUILTIN_AGENTS
     from agent.subagents.discovery import discover_agents
 
@@ -47,7 +48,8 @@ def run_doctor(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     folders = AgentFolders(args, cwd, home, cache, sources, added, True, BUILTIN_AGENTS, managed).folders()
     if args.record or args.replay:
         log.warning(f"{COMMAND} sends no request: there is nothing to record or replay")
-    print("\n".join(doctor_lines(folders, agents, cwd, home, sources, managed)))
+    excluded = claude_md_excludes(settings_documents(cwd, home, sources, args.settings), home)
+    print("\n".join(doctor_lines(folders, agents, cwd, home, sources, managed, excluded)))
     return 0
 
 
@@ -61,11 +63,11 @@ def session_doctor_lines(session) -> list[str]:
     if instructions is None:
         return doctor_lines(folders, session.agents, session.workspace.cwd, Path.home(), (), None)
     return doctor_lines(folders, session.agents, session.workspace.cwd, instructions.home, instructions.sources,
-                        instructions.managed)
+                        instructions.managed, instructions.excluded)
 
 
 def doctor_lines(folders: Iterable[tuple[str, Path]], agents: Mapping, cwd: Path, home: Path,
-                 sources: Iterable[str], managed: Path | None) -> list[str]:
+                 sources: Iterable[str], managed: Path | None, excluded=None) -> list[str]:
     """The report's lines: the agent `folders` (kind, folder; in precedence order), the session's
     `agents` (name -> definition), and the instruction files of a conversation in `cwd`."""
     lines, problems = ["Agent definitions"], 0
@@ -92,7 +94,7 @@ def doctor_lines(folders: Iterable[tuple[str, Path]], agents: Mapping, cwd: Path
         if others:
             where = f" in {definition.path}" if definition.path else " (--agents)"
             lines.append(f"  agent {name!r}: the {definition.source} agent{where} is used over {', '.join(others)}")
-    levels = load_levels(cwd, home, tuple(sources), managed)
+    levels = load_levels(cwd, home, tuple(sources), managed, excluded)  # excluded: claudeMdExcludes
     lines += ["", "Instruction files a conversation starts with"]
     lines += [f"  {file.path} ({KINDS[file.kind]})" for file in levels.files] or ["  none"]
     if levels.waiting:

@@ -24,6 +24,7 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 from agent.workspace import MEMORY_FILE_BYTES, FileTooLarge, read_bounded
 
@@ -53,9 +54,12 @@ class MemoryFile:
 class Loader:
     """Reads instruction files into `loaded`, each real file once (`seen` holds their real paths)."""
 
-    def __init__(self, home: Path, seen: set[str] | None = None) -> None:
+    def __init__(self, home: Path, seen: set[str] | None = None,
+                 excluded: Callable[[Path, str], bool] | None = None) -> None:
         self.home = Path(home)
         self.seen: set[str] = set() if seen is None else seen
+        # excluded(path, kind): a file the settings' claudeMdExcludes leave out (never the organisation's)
+        self.excluded = excluded
         self.loaded: list[MemoryFile] = []
         self.chars = 0  # of the texts taken so far (see `take`)
         self.full = False  # a bound was reached: nothing more is loaded
@@ -65,7 +69,7 @@ class Loader:
         is its visible text when the caller has read it already. It and its imports must really lie
         inside `fence`: what does not is skipped, with one warning."""
         if text is None:
-            if not self.claim(path, fence):
+            if not self.claim(path, fence, kind):
                 return
             text = read_visible(path)
             if text is None:
@@ -92,10 +96,10 @@ class Loader:
                         f"in all; leaving out {path} and the rest")
         return False
 
-    def claim(self, path: Path, fence: Path) -> bool:
-        """Whether `path` exists, lies inside `fence` and was not loaded before; it counts as
-        loaded from now on (so a file outside the fence is warned about once, however often named).
-        Once the loading is full, no file is."""
+    def claim(self, path: Path, fence: Path, kind: str) -> bool:
+        """Whether `path` (a file of `kind`) exists, lies inside `fence`, is not one the settings
+        exclude and was not loaded before; it counts as loaded from now on (so a file outside the
+        fence is warned about once, however often named). Once the loading is full, no file is."""
         if self.full:
             return False
         real = os.path.realpath(path)
@@ -107,6 +111,9 @@ class Loader:
             return False
         if not inside(real, fence):
             log.warning(f"memory: skipping {path}: it leads to {real}, outside {fence}")
+            return False
+        if kind != "managed" and self.excluded is not None and self.excluded(Path(path), kind):
+            log.info(f"memory: leaving out {path}: claudeMdExcludes names it")
             return False
         return True
 

@@ -21,7 +21,7 @@ import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Collection, Mapping
+from typing import Callable, Collection, Mapping
 
 from agent.memory.files import Loader, MemoryFile
 from agent.memory.rules import MAX_WAITING_GLOBS, Rule, load_rules, within_globs
@@ -53,10 +53,11 @@ def managed_root(environ: Mapping[str, str]) -> Path:
 
 
 def load_levels(cwd: Path, home: Path, sources: Collection[str] = ("user", "project", "local"),
-                managed: Path | None = None) -> Levels:
+                managed: Path | None = None, excluded: Callable[[Path, str], bool] | None = None) -> Levels:
     """Every instruction file a conversation in `cwd` starts with, imports included, in order (see
-    the module's docstring), and the rules that wait; `managed` None reads no organisation's folder."""
-    loader, levels = Loader(Path(home)), Levels()
+    the module's docstring), and the rules that wait; `managed` None reads no organisation's folder;
+    `excluded(path, kind)` names the files the settings' claudeMdExcludes leave out."""
+    loader, levels = Loader(Path(home), excluded=excluded), Levels()
     if managed is not None:
         loader.load(managed / "CLAUDE.md", "managed", managed)
         levels.waiting += load_rules(managed, "managed", Path(cwd), managed, loader)

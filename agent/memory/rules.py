@@ -54,7 +54,7 @@ def load_rules(folder: Path, kind: str, base: Path, fence: Path, loader: Loader)
         log.warning(f"memory: skipping {root}: it leads to {real}, outside {fence}")
         return []
     for path in rule_files(root):
-        if not loader.claim(path, fence):
+        if not loader.claim(path, fence, kind):
             continue
         text = read_visible(path)
         if text is None:

@@ -23,7 +23,7 @@ import os
 import re
 import shlex
 from pathlib import Path
-from typing import Any, Collection, Iterable
+from typing import Any, Callable, Collection, Iterable
 
 from agent.memory.files import Loader, MemoryFile, inside
 from agent.memory.levels import load_folder, load_levels
@@ -46,8 +46,10 @@ class Instructions:
     demand. `sources` are the setting sources (--setting-sources), `managed` the organisation's
     folder (None: none)."""
 
-    def __init__(self, home: Path, sources: Collection[str], managed: Path | None) -> None:
+    def __init__(self, home: Path, sources: Collection[str], managed: Path | None,
+                 excluded: Callable[[Path, str], bool] | None = None) -> None:
         self.home, self.sources, self.managed = Path(home), tuple(sources), managed
+        self.excluded = excluded  # the files claudeMdExcludes leave out (agent.cli.instruction_excludes)
         self._waiting: dict[Path, list[Rule]] = {}  # per working folder, read once
         self._started: set[str] = set()  # the real paths of the files any start loaded (see given_paths)
         self._warned = False  # that the rules a file may match held too many globs
@@ -55,7 +57,7 @@ class Instructions:
 
     def at_start(self, cwd: Path) -> list[MemoryFile]:
         """The files a conversation in `cwd` starts with (agent.memory.levels)."""
-        levels = load_levels(cwd, self.home, self.sources, self.managed)
+        levels = load_levels(cwd, self.home, self.sources, self.managed, self.excluded)
         self._waiting.setdefault(Path(cwd), levels.waiting)
         self._started.update(os.path.realpath(file.path) for file in levels.files)
         return levels.files
@@ -68,7 +70,7 @@ class Instructions:
         if not touched:
             return []
         given = given_paths(messages, self._started)
-        loader = Loader(self.home, given)
+        loader = Loader(self.home, given, self.excluded)
         for path in touched:
             self._load_for(Path(cwd), path, loader)
         files = loader.loaded
@@ -95,14 +97,14 @@ class Instructions:
             log.warning(f"memory: the rules with paths for {path} hold more than {MAX_WAITING_GLOBS} globs in all; "
                         f"leaving out the last {left_out} of those rules")
         for rule in waiting:
-            if _applies(rule, path, self.home) and loader.claim(rule.path, rule.fence):
+            if _applies(rule, path, self.home) and loader.claim(rule.path, rule.fence, rule.kind):
                 loader.load(rule.path, rule.kind, rule.fence, text=rule.text)
 
     def _start_rules(self, cwd: Path) -> list[Rule]:
         """The waiting rules of a working folder no conversation started in (a worktree's); the
         files a start there loads count as ones a start block may name."""
         if cwd not in self._waiting:
-            levels = load_levels(cwd, self.home, self.sources, self.managed)
+            levels = load_levels(cwd, self.home, self.sources, self.managed, self.excluded)
             self._waiting[cwd] = levels.waiting
             self._started.update(os.path.realpath(file.path) for file in levels.files)
         return self._waiting[cwd]
