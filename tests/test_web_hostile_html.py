@@ -53,3 +53,9 @@ def test_a_table_cell_of_many_pieces_is_joined_once():
     converted = html_to_markdown("<table><tr><td>" + "<u>a</u>" * 240_000 + "</td><td>b</td></tr></table>")
     assert time.monotonic() - started < 5
     assert converted == "| " + "a" * 240_000 + " | b |"
+
+
+def test_markup_inside_table_cells_stays_in_its_cell():
+    html = ('<p>x</p><table><tr><td><b>a</b> <a href="/u">link</a></td><td><img src="i.png" alt="z">b<br>c</td>'
+            '</tr></table><p>after</p>')
+    assert html_to_markdown(html) == "x\n\n| **a** [link](/u) | ![z](i.png)b c |\n\nafter"  # was `****[](/u)![z](i.png)` after the table

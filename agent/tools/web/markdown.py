@@ -84,17 +84,17 @@ class _Converter(HTMLParser):
             self._end_block()
             self.pre += 1
         elif tag == "br":
-            self.line.append("  \n")
+            self._write("  \n" if self.row is None else " ")  # a table row stays on one line
         elif self._inline_marker(tag):
             pass
         elif tag == "a":
             self.href.append(values.get("href") or None)
             if self.href[-1]:
-                self.line.append("[")
+                self._write("[")
         elif tag == "img":
             src = values.get("src", "")
             if src:
-                self.line.append(f"![{_flat(values.get('alt', ''))}]({src})")
+                self._write(f"![{_flat(values.get('alt', ''))}]({src})")
         elif tag == "tr":
             self._end_block()
             self.row = []
@@ -143,7 +143,7 @@ class _Converter(HTMLParser):
         elif tag == "a" and self.href:
             href = self.href.pop()
             if href:
-                self.line.append(f"]({href})")
+                self._write(f"]({href})")
         elif tag == "tr" and self.row is not None:
             cells = ["".join(cell).strip() for cell in self.row]
             self.row = None
@@ -156,11 +156,15 @@ class _Converter(HTMLParser):
         if self.in_title:
             self.title.append(data)
             return
-        text = data if self.pre else _SPACES.sub(" ", data)
-        if self.row is not None and self.row:
-            self.row[-1].append(text)
-        elif self.row is None:
-            self.line.append(text)
+        self._write(data if self.pre else _SPACES.sub(" ", data))
+
+    def _write(self, piece: str) -> None:
+        """Add inline text or markup to the table cell being read, or else to the block (inside a
+        row but outside its cells, it is dropped)."""
+        if self.row is None:
+            self.line.append(piece)
+        elif self.row:
+            self.row[-1].append(piece)
 
     # -- output
     def _prefix(self) -> str:
@@ -177,7 +181,7 @@ class _Converter(HTMLParser):
         marker = _INLINE.get(tag)
         if marker is None or (tag == "code" and self.pre):
             return False
-        self.line.append(marker)
+        self._write(marker)
         return True
 
     def _end_block(self, kind: str = "", keep: bool = False) -> None:
