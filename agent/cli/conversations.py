@@ -27,12 +27,13 @@ def leaving(terminal: Terminal, session, recording: bool) -> None:
     """The person left (/exit, Ctrl-D, Ctrl-C twice at the prompt): the session ends. Background
     agents still running are stopped with their commands, so leaving never waits on them (their
     threads are daemons here), and a worktree one of them works in stays where it is; while
-    recording, they are waited for instead (Ctrl-C gives up), since a replay runs them to the end
-    and needs every request they send."""
+    recording, they are waited for instead (Ctrl-C gives up, the recording too), since a replay
+    runs them to the end and needs every request they send."""
     unfinished = session.background.unfinished()
     count = f"{len(unfinished)} background agent{'s' if len(unfinished) > 1 else ''}"
     if unfinished and recording:
-        terminal.say(f"waiting for {count} to finish: the recording needs their requests (Ctrl-C gives up)", "dim")
+        terminal.say(f"waiting for {count} to finish: the recording needs their requests (Ctrl-C gives up, and "
+                     "no cassette is written)", "dim")
         session.background.finish()
     elif unfinished:
         kill_running()  # the commands they run, whole process groups
