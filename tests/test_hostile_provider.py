@@ -309,3 +309,41 @@ def test_a_non_finite_number_in_a_tool_input_is_a_tool_error_and_nothing_runs(pr
     results = model.requests[1].tool_results()
     assert results == [f"Error: Bash: {error}" if provider == "openrouter" else f"Bash: {error}"]
     assert error_lines(err) == []
+
+
+# --- a stream whose events have the wrong shapes --------------------------------------------------
+
+def _sse(*events) -> str:
+    return "".join(f"data: {json.dumps(event)}\n\n" for event in events)
+
+
+MISSHAPEN = {
+    "anthropic": _sse({"type": "message_start", "message": "not an object"},
+                      {"type": "content_block_start", "index": [1], "content_block": "not an object"},
+                      {"type": "content_block_delta", "index": {"a": 1}, "delta": "not an object"},
+                      {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+                      {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": 5}},
+                      {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "Still read."}},
+                      {"type": "content_block_stop", "index": True},
+                      {"type": "message_delta", "delta": [1], "usage": "lots"},
+                      {"type": "message_stop"}),
+    "openrouter": _sse({"id": "x", "choices": "not a list"},
+                       {"choices": [{"delta": "not an object"}]},
+                       {"choices": [{"delta": {"tool_calls": [{"index": [0], "function": "not an object"}],
+                                               "reasoning_details": [{"index": {"a": 1}, "text": "t"}]}}]},
+                       {"choices": [{"delta": {"content": "Still read."}}]},
+                       {"choices": [{"delta": {}, "finish_reason": "stop"}]}) + "data: [DONE]\n\n",
+}
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_a_stream_of_misshapen_events_is_read_for_what_it_holds(provider, user, model, monkeypatch, capsys):
+    model.script(raw(MISSHAPEN[provider], content_type="text/event-stream"), text("Done."))
+    use(monkeypatch, provider, model.base)
+    code, out, err, _ = run(capsys, "-p", "hi", *STREAMING)
+    assert code == 0 and "Traceback" not in err and "internal error" not in err, err
+    said = [line for line in map(json.loads, out.splitlines()) if line["type"] == "assistant"]
+    assert "Still read." in json.dumps(said[0]["message"]["content"])
+    if provider == "openrouter":  # its nameless call went back to the model as a tool error, and the run went on
+        assert "unknown tool" in json.dumps(model.requests[1].messages[-1])
+        assert json.loads(out.splitlines()[-1])["result"] == "Done."

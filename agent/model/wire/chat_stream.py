@@ -6,7 +6,11 @@ from __future__ import annotations
 from typing import Any, Callable, Iterable
 
 from agent.model.wire import provider_json
-from agent.model.wire.messages_stream import BrokenStream
+from agent.model.wire.messages_stream import BrokenStream, stream_index, text_of
+
+
+def _list(value: Any) -> list:
+    return value if isinstance(value, list) else []
 
 
 def assemble(events: Iterable[tuple[str, str]], on_text: Callable[[str], None]) -> dict[str, Any]:
@@ -33,9 +37,10 @@ def assemble(events: Iterable[tuple[str, str]], on_text: Callable[[str], None]) 
                 body[key] = chunk[key]
         if isinstance(chunk.get("usage"), dict):
             body["usage"] = chunk["usage"]
-        choices = chunk.get("choices") or []
+        choices = chunk.get("choices") if isinstance(chunk.get("choices"), list) else []
         choice = choices[0] if choices and isinstance(choices[0], dict) else {}
-        _apply(message, calls, details, choice.get("delta") or {}, on_text)
+        delta = choice.get("delta")
+        _apply(message, calls, details, delta if isinstance(delta, dict) else {}, on_text)
         if choice.get("finish_reason"):
             finished = {k: choice[k] for k in ("finish_reason", "native_finish_reason", "error") if choice.get(k)}
     if finished is None:
@@ -57,19 +62,19 @@ def _apply(message: dict, calls: dict[int, dict], details: dict, delta: dict, on
             message[key] = (message.get(key) or "") + delta[key]
     if isinstance(delta.get("annotations"), list):  # a web search's url citations, in one chunk or several
         message.setdefault("annotations", []).extend(delta["annotations"])
-    for part in delta.get("tool_calls") or []:
+    for part in _list(delta.get("tool_calls")):
         if not isinstance(part, dict):
             continue
-        call = calls.setdefault(part.get("index", len(calls)), {"id": "", "type": "function",
-                                                                "function": {"name": "", "arguments": ""}})
-        call["id"] = part.get("id") or call["id"]
-        function = part.get("function") or {}
-        call["function"]["name"] += function.get("name") or ""
-        call["function"]["arguments"] += function.get("arguments") or ""
-    for detail in delta.get("reasoning_details") or []:
+        call = calls.setdefault(stream_index(part.get("index"), len(calls)),
+                                {"id": "", "type": "function", "function": {"name": "", "arguments": ""}})
+        call["id"] = text_of(part.get("id")) or call["id"]
+        function = part.get("function") if isinstance(part.get("function"), dict) else {}
+        call["function"]["name"] += text_of(function.get("name"))
+        call["function"]["arguments"] += text_of(function.get("arguments"))
+    for detail in _list(delta.get("reasoning_details")):
         if not isinstance(detail, dict):
             continue
-        merged = details.setdefault(detail.get("index", len(details)), {})
+        merged = details.setdefault(stream_index(detail.get("index"), len(details)), {})
         for key, value in detail.items():  # pieces of one detail arrive in order: text grows
             if key in ("text", "summary", "data") and isinstance(value, str):
                 merged[key] = merged.get(key, "") + value
