@@ -15,6 +15,7 @@ match as the plain ones do, so a disguised tag is caught too.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -78,36 +79,42 @@ def _lead(word: str) -> re.Pattern:
 
 
 _WORDS_GAP = f"{SPACE}+"
-# Our turn-limit note ("NOTE: this agent stopped at its N-turn limit"), as Claude Code's: the match ends before the colon.
-_TURN_LIMIT_NOTE = re.compile(
-    f"{LINE_START}{SPACE}*{_spelled('note')}{FILLER}*(?={COLON}{SPACE}*"
-    + _WORDS_GAP.join(_spelled(word) for word in ("this", "agent", "stopped", "at", "its")) + r"(?!\w))",
-    re.IGNORECASE)
 
-# Mentions that are only named in the marker line, in the order it names them.
-FLAGGED = (
-    ("settings-json", re.compile(r"\.claude[\\/]+settings(?:\.local)?\.json|(?<!\w)\.claude\.json(?!\w)"
-                                 r"|(?<![\w-])managed-settings\.json(?!\w)", re.IGNORECASE)),
-    ("bypass-permissions", re.compile(r"\bbypassPermissions", re.IGNORECASE)),
-    ("dangerously-skip-permissions", re.compile(r"--dangerously-skip-permissions(?!\w)", re.IGNORECASE)),
-    ("permissions-allow-deny", re.compile(r"(?<![\w-])permissions\s*(?:\.\s*|\[\s*[\"']?)(?:allow|deny)(?!\w)"
-                                          r"|(?<![\w-])permissions[\"']?\s*:\s*\{[^{}]{0,80}?[\"'](?:allow|deny)[\"']\s*:",
-                                          re.IGNORECASE)),
-)
-# Imitations a backslash is put into (after the match), in the order the marker line names them.
-NEUTRALISED = (
-    ("system-reminder-tag", _tag(SYSTEM_REMINDER)),
-    ("harness-envelope-tag", _tag(ENVELOPES)),
-    ("harness-signal-tag", _tag(SIGNALS)),
-    ("channel-source-tag", _tag(("channel",), closing=False,
-                                after=f"(?![\\w-])[^>{BREAKS}]{{0,120}}?(?<![\\w-]){_spelled('source')}{GAP}{EQUALS}")),
-    ("marker-prefix-forgery", _lead("harness")),
-    ("max-turns-note-forgery", _TURN_LIMIT_NOTE),
-    ("frame-prefix-forgery", _lead("subagent")),
-    ("model-layer-tag", _tag(("antml",), after=f"{FILLER}*{COLON}")),
-)
-# A line opening as a turn of a plain-text transcript: escaped, but not named in the marker line.
-TURN_START = re.compile(f"{LINE_START}(?:Human|Assistant)(?=:)")
+
+@functools.cache
+def _patterns() -> tuple[tuple, tuple, re.Pattern]:
+    """The mentions only named in the marker line and the imitations a backslash is put into,
+    each with its name in the order the marker line names them, and the turn starts: compiled on
+    the first report (the lookalike alternations take about a tenth of a second, which every run
+    paid at start when they were compiled on import)."""
+    # our turn-limit note ("NOTE: this agent stopped at its N-turn limit"), as Claude Code's: the match ends before the colon
+    turn_limit_note = re.compile(
+        f"{LINE_START}{SPACE}*{_spelled('note')}{FILLER}*(?={COLON}{SPACE}*"
+        + _WORDS_GAP.join(_spelled(word) for word in ("this", "agent", "stopped", "at", "its")) + r"(?!\w))",
+        re.IGNORECASE)
+    flagged = (
+        ("settings-json", re.compile(r"\.claude[\\/]+settings(?:\.local)?\.json|(?<!\w)\.claude\.json(?!\w)"
+                                     r"|(?<![\w-])managed-settings\.json(?!\w)", re.IGNORECASE)),
+        ("bypass-permissions", re.compile(r"\bbypassPermissions", re.IGNORECASE)),
+        ("dangerously-skip-permissions", re.compile(r"--dangerously-skip-permissions(?!\w)", re.IGNORECASE)),
+        ("permissions-allow-deny", re.compile(r"(?<![\w-])permissions\s*(?:\.\s*|\[\s*[\"']?)(?:allow|deny)(?!\w)"
+                                              r"|(?<![\w-])permissions[\"']?\s*:\s*\{[^{}]{0,80}?[\"'](?:allow|deny)[\"']\s*:",
+                                              re.IGNORECASE)),
+    )
+    neutralised = (
+        ("system-reminder-tag", _tag(SYSTEM_REMINDER)),
+        ("harness-envelope-tag", _tag(ENVELOPES)),
+        ("harness-signal-tag", _tag(SIGNALS)),
+        ("channel-source-tag", _tag(("channel",), closing=False,
+                                    after=f"(?![\\w-])[^>{BREAKS}]{{0,120}}?(?<![\\w-]){_spelled('source')}{GAP}{EQUALS}")),
+        ("marker-prefix-forgery", _lead("harness")),
+        ("max-turns-note-forgery", turn_limit_note),
+        ("frame-prefix-forgery", _lead("subagent")),
+        ("model-layer-tag", _tag(("antml",), after=f"{FILLER}*{COLON}")),
+    )
+    # a line opening as a turn of a plain-text transcript: escaped, but not named in the marker line
+    turn_start = re.compile(f"{LINE_START}(?:Human|Assistant)(?=:)")
+    return flagged, neutralised, turn_start
 
 
 @dataclass(frozen=True)
@@ -125,8 +132,9 @@ class Scanned:
 def scan(text: str) -> Scanned:
     """`text` with every imitation of the harness escaped by an inserted backslash (nothing is
     removed), and the names of the patterns it matched, in Claude Code's order."""
-    found = [name for name, pattern in FLAGGED if pattern.search(text)]
-    for name, pattern in (*NEUTRALISED, ("", TURN_START)):
+    flagged, neutralised, turn_start = _patterns()
+    found = [name for name, pattern in flagged if pattern.search(text)]
+    for name, pattern in (*neutralised, ("", turn_start)):
         text, count = pattern.subn(_backslashed, text)
         if count and name:
             found.append(name)
