@@ -199,7 +199,8 @@ def build_session(args: argparse.Namespace, environment: Environment, observer=N
     if as_agent is not None and as_agent.permission_mode:  # the session's agent's mode, combined as a subagent's
         policy = policy.for_agent(as_agent.permission_mode)
     instructions = Instructions(home, sources, managed, claude_md_excludes(
-        settings_documents(cwd, home, sources, args.settings), home))
+        settings_documents(cwd, home, sources, args.settings), home),
+        added if environment["CLAUDE_CODE_ADDITIONAL_DIRECTORIES_CLAUDE_MD"] else ())
     memory = instructions.at_start(cwd)
     if args.record and (warning := home_content_warning(found, agents.values(), memory, home, policy_sources)):
         log.warning("%s", warning)

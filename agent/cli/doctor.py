@@ -33,6 +33,7 @@ def run_doctor(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     """The `doctor` subcommand and `-p "/doctor"`: print the report for the working folder as the
     run's flags (--setting-sources, --add-dir, --agents) would load it; exit code 0."""
     from agent.cli.agent_folders import AgentFolders
+    from agent.cli.environment import Environment
     from agent.cli.instruction_excludes import claude_md_excludes
     from agent.cli.sources import setting_sources
     from agent.permissions.settings import added_directory, settings_documents
@@ -49,7 +50,8 @@ def run_doctor(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     if args.record or args.replay:
         log.warning(f"{COMMAND} sends no request: there is nothing to record or replay")
     excluded = claude_md_excludes(settings_documents(cwd, home, sources, args.settings), home)
-    print("\n".join(doctor_lines(folders, agents, cwd, home, sources, managed, excluded)))
+    extra = added if Environment(env)["CLAUDE_CODE_ADDITIONAL_DIRECTORIES_CLAUDE_MD"] else ()
+    print("\n".join(doctor_lines(folders, agents, cwd, home, sources, managed, excluded, extra)))
     return 0
 
 
@@ -63,11 +65,11 @@ def session_doctor_lines(session) -> list[str]:
     if instructions is None:
         return doctor_lines(folders, session.agents, session.workspace.cwd, Path.home(), (), None)
     return doctor_lines(folders, session.agents, session.workspace.cwd, instructions.home, instructions.sources,
-                        instructions.managed, instructions.excluded)
+                        instructions.managed, instructions.excluded, instructions.added)
 
 
 def doctor_lines(folders: Iterable[tuple[str, Path]], agents: Mapping, cwd: Path, home: Path,
-                 sources: Iterable[str], managed: Path | None, excluded=None) -> list[str]:
+                 sources: Iterable[str], managed: Path | None, excluded=None, added: tuple = ()) -> list[str]:
     """The report's lines: the agent `folders` (kind, folder; in precedence order), the session's
     `agents` (name -> definition), and the instruction files of a conversation in `cwd`."""
     lines, problems = ["Agent definitions"], 0
@@ -94,7 +96,7 @@ def doctor_lines(folders: Iterable[tuple[str, Path]], agents: Mapping, cwd: Path
         if others:
             where = f" in {definition.path}" if definition.path else " (--agents)"
             lines.append(f"  agent {name!r}: the {definition.source} agent{where} is used over {', '.join(others)}")
-    levels = load_levels(cwd, home, tuple(sources), managed, excluded)  # excluded: claudeMdExcludes
+    levels = load_levels(cwd, home, tuple(sources), managed, excluded, added)  # claudeMdExcludes, --add-dir folders
     lines += ["", "Instruction files a conversation starts with"]
     lines += [f"  {file.path} ({KINDS[file.kind]})" for file in levels.files] or ["  none"]
     if levels.waiting:

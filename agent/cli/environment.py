@@ -117,6 +117,8 @@ VARIABLES = [
              _switch, False),
     Variable("CLAUDE_AGENT_SDK_DISABLE_BUILTIN_AGENTS", "1 or 0", "1 removes every built-in agent (Explore, Plan, "
              "general-purpose): only custom agents remain", _switch, False),
+    Variable("CLAUDE_CODE_ADDITIONAL_DIRECTORIES_CLAUDE_MD", "1 or 0", "1 loads the instruction files of the "
+             "--add-dir folders too (CLAUDE.md, .claude/CLAUDE.md, .claude/rules/, CLAUDE.local.md)", _switch, False),
     Variable("CLAUDE_CODE_DISABLE_GIT_INSTRUCTIONS", "1 or 0", "1 leaves the git status snapshot out of every "
              "conversation, 0 keeps it (either wins over includeGitInstructions in the settings)", _switch),
     Variable("CLAUDE_CODE_FORK_SUBAGENT", "1 or 0", "0 turns fork mode off: the Agent tool offers no fork type "

@@ -21,7 +21,7 @@ import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Collection, Mapping
+from typing import Callable, Collection, Mapping, Sequence
 
 from agent.memory.files import Loader, MemoryFile
 from agent.memory.rules import MAX_WAITING_GLOBS, Rule, load_rules, within_globs
@@ -53,10 +53,13 @@ def managed_root(environ: Mapping[str, str]) -> Path:
 
 
 def load_levels(cwd: Path, home: Path, sources: Collection[str] = ("user", "project", "local"),
-                managed: Path | None = None, excluded: Callable[[Path, str], bool] | None = None) -> Levels:
+                managed: Path | None = None, excluded: Callable[[Path, str], bool] | None = None,
+                added: Sequence[Path] = ()) -> Levels:
     """Every instruction file a conversation in `cwd` starts with, imports included, in order (see
     the module's docstring), and the rules that wait; `managed` None reads no organisation's folder;
-    `excluded(path, kind)` names the files the settings' claudeMdExcludes leave out."""
+    `excluded(path, kind)` names the files the settings' claudeMdExcludes leave out; `added` are
+    --add-dir folders whose files load after the working folder's (each within its own fence),
+    as CLAUDE_CODE_ADDITIONAL_DIRECTORIES_CLAUDE_MD asks."""
     loader, levels = Loader(Path(home), excluded=excluded), Levels()
     if managed is not None:
         loader.load(managed / "CLAUDE.md", "managed", managed)
@@ -67,6 +70,8 @@ def load_levels(cwd: Path, home: Path, sources: Collection[str] = ("user", "proj
         levels.waiting += load_rules(Path(home), "user", Path(cwd), Path(home), loader)
     for folder in folders_down_to(Path(cwd)):
         levels.waiting += load_folder(folder, sources, loader)
+    for folder in added:
+        levels.waiting += load_folder(Path(folder), sources, loader)
     levels.files = loader.loaded
     levels.waiting, left_out = within_globs(levels.waiting)
     if left_out:

@@ -47,9 +47,10 @@ class Instructions:
     folder (None: none)."""
 
     def __init__(self, home: Path, sources: Collection[str], managed: Path | None,
-                 excluded: Callable[[Path, str], bool] | None = None) -> None:
+                 excluded: Callable[[Path, str], bool] | None = None, added: Iterable[Path] = ()) -> None:
         self.home, self.sources, self.managed = Path(home), tuple(sources), managed
         self.excluded = excluded  # the files claudeMdExcludes leave out (agent.cli.instruction_excludes)
+        self.added = tuple(added)  # --add-dir folders whose files load too (CLAUDE_CODE_ADDITIONAL_DIRECTORIES_CLAUDE_MD)
         self._waiting: dict[Path, list[Rule]] = {}  # per working folder, read once
         self._started: set[str] = set()  # the real paths of the files any start loaded (see given_paths)
         self._warned = False  # that the rules a file may match held too many globs
@@ -57,7 +58,7 @@ class Instructions:
 
     def at_start(self, cwd: Path) -> list[MemoryFile]:
         """The files a conversation in `cwd` starts with (agent.memory.levels)."""
-        levels = load_levels(cwd, self.home, self.sources, self.managed, self.excluded)
+        levels = load_levels(cwd, self.home, self.sources, self.managed, self.excluded, self.added)
         self._waiting.setdefault(Path(cwd), levels.waiting)
         self._started.update(os.path.realpath(file.path) for file in levels.files)
         return levels.files
@@ -66,7 +67,8 @@ class Instructions:
         """The text blocks to add after `results`, the tool results of `calls`, in a conversation
         in `cwd` whose messages so far are `messages`: the instructions of the files the calls read
         or edited that it has not been given yet."""
-        touched = [path for call, result in zip(calls, results) for path in _touched(call, result, cwd)]
+        roots = (Path(cwd), *self.added)
+        touched = [path for call, result in zip(calls, results) for path in _touched(call, result, cwd, roots)]
         if not touched:
             return []
         given = given_paths(messages, self._started)
@@ -84,11 +86,12 @@ class Instructions:
     def _load_for(self, cwd: Path, path: Path, loader: Loader) -> None:
         """Into `loader`: the folders' files between `cwd` and `path`, then the rules `path` matches."""
         waiting = list(self._waiting[cwd] if cwd in self._waiting else self._start_rules(cwd))
-        for folder in _folders_between(cwd, path):
-            if not inside(real := os.path.realpath(folder), cwd):  # a link out of the workspace: not its folder
+        root = next((Path(r) for r in (cwd, *self.added) if normal_path(Path(r)) in path.parents), Path(cwd))
+        for folder in _folders_between(root, path):
+            if not inside(real := os.path.realpath(folder), root):  # a link out of its folder: not one of its own
                 if folder not in self._outside:
                     self._outside.add(folder)
-                    log.warning(f"memory: not reading the instructions of {folder}: it leads to {real}, outside {cwd}")
+                    log.warning(f"memory: not reading the instructions of {folder}: it leads to {real}, outside {root}")
                 break  # nor those of the folders inside it
             waiting += load_folder(folder, self.sources, loader, local_last=False)
         waiting, left_out = within_globs(waiting)
@@ -104,7 +107,7 @@ class Instructions:
         """The waiting rules of a working folder no conversation started in (a worktree's); the
         files a start there loads count as ones a start block may name."""
         if cwd not in self._waiting:
-            levels = load_levels(cwd, self.home, self.sources, self.managed, self.excluded)
+            levels = load_levels(cwd, self.home, self.sources, self.managed, self.excluded, self.added)
             self._waiting[cwd] = levels.waiting
             self._started.update(os.path.realpath(file.path) for file in levels.files)
         return self._waiting[cwd]
@@ -132,10 +135,11 @@ def given_paths(messages: Iterable[dict[str, Any]], started: Collection[str]) ->
     return {os.path.realpath(path) for path in found} | ({os.path.realpath(path) for path in entries} & set(started))
 
 
-def _touched(call: Any, result: dict[str, Any], cwd: Path) -> list[Path]:
-    """The files below `cwd` (never `cwd` itself: its instructions came at the start) that a
-    successful call worked on: a Read, Edit, Write or NotebookEdit's file, or the files a Bash
-    command reads with cat, head, tail, sed or grep (`bash_reads`)."""
+def _touched(call: Any, result: dict[str, Any], cwd: Path, roots: Iterable[Path] = ()) -> list[Path]:
+    """The files below one of `roots` (`cwd`, and the --add-dir folders whose files load; never a
+    root itself: its instructions came at the start) that a successful call worked on: a Read,
+    Edit, Write or NotebookEdit's file, or the files a Bash command reads with cat, head, tail,
+    sed or grep (`bash_reads`)."""
     name, arguments = getattr(call, "name", ""), getattr(call, "arguments", None) or {}
     if result.get("is_error"):
         return []
@@ -144,9 +148,9 @@ def _touched(call: Any, result: dict[str, Any], cwd: Path) -> list[Path]:
     else:
         value = arguments.get(FILE_TOOLS[name]) if name in FILE_TOOLS else None
         values = [value] if isinstance(value, str) and value.strip() and "\0" not in value else []
-    root = normal_path(Path(cwd))
+    tops = [normal_path(Path(root)) for root in (roots or (cwd,))]
     paths = [normal_path(Path(cwd) / os.path.expanduser(value.strip())) for value in values]
-    return [path for path in paths if path != root and root in path.parents]
+    return [path for path in paths if any(top in path.parents for top in tops)]
 
 
 def bash_reads(command: Any, cwd: Path) -> list[str]:
@@ -178,6 +182,6 @@ def _applies(rule: Rule, path: Path, home: Path) -> bool:
 
 
 def _folders_between(cwd: Path, path: Path) -> list[Path]:
-    """The folders below `cwd` that hold `path`, the outer first."""
+    """The folders below `cwd` (a working or --add-dir folder) that hold `path`, the outer first."""
     root = normal_path(Path(cwd))
     return [folder for folder in reversed(path.parents) if root in folder.parents]
