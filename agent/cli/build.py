@@ -117,7 +117,7 @@ def build_session(args: argparse.Namespace, environment: Environment, observer=N
     from agent.cli.git_context import session_git_status
     from agent.cli.replay import check_model, replay_provider
     from agent.cli.request_flags import request_limits, request_shaping, tool_selection, unsupported_flags
-    from agent.cli.instruction_excludes import claude_md_excludes
+    from agent.cli.instruction_settings import session_instructions
     from agent.cli.resuming import sessions
     from agent.cli.compaction_setup import compaction_settings
     from agent.cli.run_controls import apply_run_controls
@@ -129,7 +129,7 @@ def build_session(args: argparse.Namespace, environment: Environment, observer=N
     from agent.memory import managed_root, memory_block
     from agent.model.client import ModelClient
     from agent.model.providers import model_aliases, pinned_aliases, resolve_model, select_provider
-    from agent.permissions.settings import added_directory, load_policy, project_grants, settings_documents
+    from agent.permissions.settings import added_directory, load_policy, project_grants
     from agent.session import Session
     from agent.skills.cache import FrontmatterCache, cache_path
     from agent.skills.discovery import discover_skills, without_project_grants
@@ -198,9 +198,7 @@ def build_session(args: argparse.Namespace, environment: Environment, observer=N
                          extra_directories=added, trusted=trusted, sources=policy_sources)
     if as_agent is not None and as_agent.permission_mode:  # the session's agent's mode, combined as a subagent's
         policy = policy.for_agent(as_agent.permission_mode)
-    instructions = Instructions(home, sources, managed, claude_md_excludes(
-        settings_documents(cwd, home, sources, args.settings), home),
-        added if environment["CLAUDE_CODE_ADDITIONAL_DIRECTORIES_CLAUDE_MD"] else ())
+    instructions = session_instructions(args, environment, cwd, home, sources, managed, added)
     memory = instructions.at_start(cwd)
     if args.record and (warning := home_content_warning(found, agents.values(), memory, home, policy_sources)):
         log.warning("%s", warning)

@@ -18,11 +18,12 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterable, Iterator, Mapping
 
-from agent.memory import KINDS, load_levels, managed_root
+from agent.memory import KINDS, managed_root
 from agent.skills.cache import FrontmatterCache
 from agent.skills.frontmatter import NO_FRONTMATTER, FrontmatterError
 from agent.subagents.authoring import QuietSkip
 from agent.subagents.discovery import agent_files, agent_from_fields
+from agent.tools.instructions import Instructions
 
 log = logging.getLogger("agent")
 
@@ -34,9 +35,9 @@ def run_doctor(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     run's flags (--setting-sources, --add-dir, --agents) would load it; exit code 0."""
     from agent.cli.agent_folders import AgentFolders
     from agent.cli.environment import Environment
-    from agent.cli.instruction_excludes import claude_md_excludes
+    from agent.cli.instruction_settings import session_instructions
     from agent.cli.sources import setting_sources
-    from agent.permissions.settings import added_directory, settings_documents
+    from agent.permissions.settings import added_directory
     from agent.subagents.definitions import BUILTIN_AGENTS
     from agent.subagents.discovery import discover_agents
 
@@ -49,9 +50,8 @@ def run_doctor(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     folders = AgentFolders(args, cwd, home, cache, sources, added, True, BUILTIN_AGENTS, managed).folders()
     if args.record or args.replay:
         log.warning(f"{COMMAND} sends no request: there is nothing to record or replay")
-    excluded = claude_md_excludes(settings_documents(cwd, home, sources, args.settings), home)
-    extra = added if Environment(env)["CLAUDE_CODE_ADDITIONAL_DIRECTORIES_CLAUDE_MD"] else ()
-    print("\n".join(doctor_lines(folders, agents, cwd, home, sources, managed, excluded, extra)))
+    instructions = session_instructions(args, Environment(env), cwd, home, sources, managed, added)
+    print("\n".join(doctor_lines(folders, agents, cwd, instructions)))
     return 0
 
 
@@ -61,17 +61,15 @@ def session_doctor_lines(session) -> list[str]:
     if session.reread_agents is not None:  # a file written since the last message counts too
         session.reread_agents(session)
     folders = session.reread_agents.folders() if session.reread_agents is not None else []
-    instructions = session.instructions
-    if instructions is None:
-        return doctor_lines(folders, session.agents, session.workspace.cwd, Path.home(), (), None)
-    return doctor_lines(folders, session.agents, session.workspace.cwd, instructions.home, instructions.sources,
-                        instructions.managed, instructions.excluded, instructions.added)
+    instructions = session.instructions or Instructions(Path.home(), (), None)
+    return doctor_lines(folders, session.agents, session.workspace.cwd, instructions)
 
 
-def doctor_lines(folders: Iterable[tuple[str, Path]], agents: Mapping, cwd: Path, home: Path,
-                 sources: Iterable[str], managed: Path | None, excluded=None, added: tuple = ()) -> list[str]:
+def doctor_lines(folders: Iterable[tuple[str, Path]], agents: Mapping, cwd: Path,
+                 instructions: Instructions) -> list[str]:
     """The report's lines: the agent `folders` (kind, folder; in precedence order), the session's
-    `agents` (name -> definition), and the instruction files of a conversation in `cwd`."""
+    `agents` (name -> definition), and the instruction files of a conversation in `cwd`, as the
+    session's `instructions` read them."""
     lines, problems = ["Agent definitions"], 0
     defined: dict[str, list[tuple[str, Path]]] = {}
     for kind, root in folders:
@@ -96,14 +94,14 @@ def doctor_lines(folders: Iterable[tuple[str, Path]], agents: Mapping, cwd: Path
         if others:
             where = f" in {definition.path}" if definition.path else " (--agents)"
             lines.append(f"  agent {name!r}: the {definition.source} agent{where} is used over {', '.join(others)}")
-    levels = load_levels(cwd, home, tuple(sources), managed, excluded, added)  # claudeMdExcludes, --add-dir folders
+    levels = instructions.levels(cwd)
     lines += ["", "Instruction files a conversation starts with"]
     lines += [f"  {file.path} ({KINDS[file.kind]})" for file in levels.files] or ["  none"]
     if levels.waiting:
         lines.append(f"  and {_count(len(levels.waiting), 'rule')} waiting for the files they match: "
                      + ", ".join(str(rule.path) for rule in levels.waiting))
-    if managed is not None:
-        lines.append(f"  (the organisation's folder: {managed})")
+    if instructions.managed is not None:
+        lines.append(f"  (the organisation's folder: {instructions.managed})")
     lines += ["", f"{_count(problems, 'problem')} found" if problems else "No problems found"]
     return lines
 

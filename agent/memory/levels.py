@@ -16,7 +16,6 @@ they match (agent.tools.instructions), as do the `CLAUDE.md` files of folders be
 
 from __future__ import annotations
 
-import logging
 import os
 import sys
 from dataclasses import dataclass, field
@@ -24,9 +23,7 @@ from pathlib import Path
 from typing import Callable, Collection, Mapping, Sequence
 
 from agent.memory.files import Loader, MemoryFile
-from agent.memory.rules import MAX_WAITING_GLOBS, Rule, load_rules, within_globs
-
-log = logging.getLogger("agent")
+from agent.memory.rules import Rule, load_rules, within_globs
 
 MANAGED_VARIABLE = "AGENT_MANAGED_DIR"  # the user's own environment only: settings cannot set it
 _MANAGED_DEFAULTS = {"darwin": "/Library/Application Support/ClaudeCode", "win32": "C:\\Program Files\\ClaudeCode"}
@@ -73,10 +70,7 @@ def load_levels(cwd: Path, home: Path, sources: Collection[str] = ("user", "proj
     for folder in added:
         levels.waiting += load_folder(Path(folder), sources, loader)
     levels.files = loader.loaded
-    levels.waiting, left_out = within_globs(levels.waiting)
-    if left_out:
-        log.warning(f"memory: the rules with paths hold more than {MAX_WAITING_GLOBS} globs in all; "
-                    f"leaving out the last {left_out} of those rules")
+    levels.waiting, _ = within_globs(levels.waiting)
     return levels
 
 

@@ -70,16 +70,20 @@ def load_rules(folder: Path, kind: str, base: Path, fence: Path, loader: Loader)
     return waiting
 
 
-def within_globs(rules: list[Rule]) -> tuple[list[Rule], int]:
+def within_globs(rules: list[Rule], where: str = "", warn: bool = True) -> tuple[list[Rule], int]:
     """The first of `rules` that hold at most MAX_WAITING_GLOBS globs together, and how many were
-    left out."""
+    left out (one warning when any were, `where` naming for what, unless `warn` is off)."""
     kept, globs = [], 0
     for rule in rules:
         globs += len(rule.patterns)
         if globs > MAX_WAITING_GLOBS:
             break
         kept.append(rule)
-    return kept, len(rules) - len(kept)
+    left_out = len(rules) - len(kept)
+    if left_out and warn:
+        log.warning(f"memory: the rules with paths{where} hold more than {MAX_WAITING_GLOBS} globs in all; "
+                    f"leaving out the last {left_out} of those rules")
+    return kept, left_out
 
 
 def rule_files(root: Path) -> list[Path]:

@@ -26,8 +26,8 @@ from pathlib import Path
 from typing import Any, Callable, Collection, Iterable
 
 from agent.memory.files import Loader, MemoryFile, inside
-from agent.memory.levels import load_folder, load_levels
-from agent.memory.rules import MAX_WAITING_GLOBS, Rule, within_globs
+from agent.memory.levels import Levels, load_folder, load_levels
+from agent.memory.rules import Rule, within_globs
 from agent.permissions.paths import normal_path, path_matches
 
 log = logging.getLogger("agent")
@@ -49,16 +49,21 @@ class Instructions:
     def __init__(self, home: Path, sources: Collection[str], managed: Path | None,
                  excluded: Callable[[Path, str], bool] | None = None, added: Iterable[Path] = ()) -> None:
         self.home, self.sources, self.managed = Path(home), tuple(sources), managed
-        self.excluded = excluded  # the files claudeMdExcludes leave out (agent.cli.instruction_excludes)
-        self.added = tuple(added)  # --add-dir folders whose files load too (CLAUDE_CODE_ADDITIONAL_DIRECTORIES_CLAUDE_MD)
+        self.excluded = excluded  # the files claudeMdExcludes leave out (agent.cli.instruction_settings)
+        self.added = tuple(added)  # --add-dir folders whose files load too (agent.cli.instruction_settings)
         self._waiting: dict[Path, list[Rule]] = {}  # per working folder, read once
         self._started: set[str] = set()  # the real paths of the files any start loaded (see given_paths)
         self._warned = False  # that the rules a file may match held too many globs
         self._outside: set[Path] = set()  # folders below a working folder that link out of it (warned about)
 
+    def levels(self, cwd: Path) -> Levels:
+        """What a conversation in `cwd` starts with, and the rules that wait (agent.memory.levels),
+        read now."""
+        return load_levels(cwd, self.home, self.sources, self.managed, self.excluded, self.added)
+
     def at_start(self, cwd: Path) -> list[MemoryFile]:
         """The files a conversation in `cwd` starts with (agent.memory.levels)."""
-        levels = load_levels(cwd, self.home, self.sources, self.managed, self.excluded, self.added)
+        levels = self.levels(cwd)
         self._waiting.setdefault(Path(cwd), levels.waiting)
         self._started.update(os.path.realpath(file.path) for file in levels.files)
         return levels.files
@@ -67,7 +72,7 @@ class Instructions:
         """The text blocks to add after `results`, the tool results of `calls`, in a conversation
         in `cwd` whose messages so far are `messages`: the instructions of the files the calls read
         or edited that it has not been given yet."""
-        roots = (Path(cwd), *self.added)
+        roots = self._roots(cwd)
         touched = [path for call, result in zip(calls, results) for path in _touched(call, result, cwd, roots)]
         if not touched:
             return []
@@ -86,7 +91,7 @@ class Instructions:
     def _load_for(self, cwd: Path, path: Path, loader: Loader) -> None:
         """Into `loader`: the folders' files between `cwd` and `path`, then the rules `path` matches."""
         waiting = list(self._waiting[cwd] if cwd in self._waiting else self._start_rules(cwd))
-        root = next((Path(r) for r in (cwd, *self.added) if normal_path(Path(r)) in path.parents), Path(cwd))
+        root = next((root for root in self._roots(cwd) if normal_path(root) in path.parents), Path(cwd))
         for folder in _folders_between(root, path):
             if not inside(real := os.path.realpath(folder), root):  # a link out of its folder: not one of its own
                 if folder not in self._outside:
@@ -94,20 +99,21 @@ class Instructions:
                     log.warning(f"memory: not reading the instructions of {folder}: it leads to {real}, outside {root}")
                 break  # nor those of the folders inside it
             waiting += load_folder(folder, self.sources, loader, local_last=False)
-        waiting, left_out = within_globs(waiting)
-        if left_out and not self._warned:
-            self._warned = True
-            log.warning(f"memory: the rules with paths for {path} hold more than {MAX_WAITING_GLOBS} globs in all; "
-                        f"leaving out the last {left_out} of those rules")
+        waiting, left_out = within_globs(waiting, f" for {path}", warn=not self._warned)  # warned once a session
+        self._warned = self._warned or left_out > 0
         for rule in waiting:
             if _applies(rule, path, self.home) and loader.claim(rule.path, rule.fence, rule.kind):
                 loader.load(rule.path, rule.kind, rule.fence, text=rule.text)
+
+    def _roots(self, cwd: Path) -> tuple[Path, ...]:
+        """The folders whose files' instructions come on demand: the working one, then the --add-dir ones."""
+        return (Path(cwd), *self.added)
 
     def _start_rules(self, cwd: Path) -> list[Rule]:
         """The waiting rules of a working folder no conversation started in (a worktree's); the
         files a start there loads count as ones a start block may name."""
         if cwd not in self._waiting:
-            levels = load_levels(cwd, self.home, self.sources, self.managed, self.excluded, self.added)
+            levels = self.levels(cwd)
             self._waiting[cwd] = levels.waiting
             self._started.update(os.path.realpath(file.path) for file in levels.files)
         return self._waiting[cwd]

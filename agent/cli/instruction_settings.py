@@ -1,5 +1,7 @@
-"""claudeMdExcludes: the instruction files a session leaves out, as Claude Code's setting names
-them: a list of glob patterns matched against each file's absolute path (`**/packages/web/**`,
+"""The settings that decide a session's instruction files (`session_instructions`): whether the
+--add-dir folders' files load (CLAUDE_CODE_ADDITIONAL_DIRECTORIES_CLAUDE_MD), and
+claudeMdExcludes, the files a session leaves out, as Claude Code's setting names them: a list of
+glob patterns matched against each file's absolute path (`**/packages/web/**`,
 `/home/me/mono/legacy/CLAUDE.md`), the lists of every settings file merged. It covers CLAUDE.md,
 CLAUDE.local.md and `.claude/rules/` files, at the start and on demand, and what they import;
 never the organisation's managed files.
@@ -15,12 +17,23 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from agent.permissions.paths import normal_path, path_matches
+from agent.permissions.settings import settings_documents
+from agent.tools.instructions import Instructions
 
 log = logging.getLogger("agent")
 
 MAX_PATTERNS = 200  # of one settings file: more are left out, with one warning
 MAX_PATTERN_CHARS = 1_000
 REPOSITORY_KINDS = ("project", "local")  # the instruction files a repository's own settings may leave out
+
+
+def session_instructions(args, environment, cwd: Path, home: Path, sources: tuple[str, ...], managed: Path | None,
+                         added: tuple[Path, ...]) -> Instructions:
+    """The instruction files of a session run with `args` in `environment` (agent.cli.environment):
+    the settings' claudeMdExcludes applied, and the `added` folders' files when the environment asks."""
+    excluded = claude_md_excludes(settings_documents(cwd, home, sources, args.settings), home)
+    return Instructions(home, sources, managed, excluded,
+                        added if environment["CLAUDE_CODE_ADDITIONAL_DIRECTORIES_CLAUDE_MD"] else ())
 
 
 def claude_md_excludes(documents: Iterable[tuple[str, dict[str, Any], bool]],
