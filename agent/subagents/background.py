@@ -97,10 +97,10 @@ class Background:
         for task in self.unfinished():
             task.done.wait()
 
-    def stop(self, agent_id: str) -> Task | None:
-        """TaskStop: the agent `agent_id`, not yet reported on, is stopped and returned; None when
-        the session launched no such agent, and Claude Code's ToolError when it was reported on
-        already (or stopped). Its notification says it was killed and carries no report. Its
+    def stop(self, agent_id: str) -> Task:
+        """TaskStop (and the Agent SDK's stop_task): the agent `agent_id`, not yet reported on, is
+        stopped and returned; Claude Code's ToolError when the session launched no such agent, or
+        when it was reported on already (or stopped). Its notification says it was killed and carries no report. Its
         thread is not cut short (the loop has no per-agent stop): it ends on its own and is still
         waited for, so a recording holds all of its requests and a replay stops it alike, however
         far it got when the call came."""
@@ -113,7 +113,7 @@ class Background:
             self._tell("task_updated", {"task_id": agent_id, "patch": {"status": "killed"}})
             return task
         if task is None:
-            return None
+            raise ToolError(f"No task found with ID: {agent_id}")
         raise ToolError(f"Task {agent_id} is not running (status: {_ending(task)[0]})")
 
     def deliver(self, cancelled: threading.Event) -> dict[str, Any] | None:

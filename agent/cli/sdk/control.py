@@ -92,11 +92,9 @@ class Control:
         if self.recorded:
             raise ControlError(STOP_NOT_RECORDED)
         try:
-            stopped = self.session.background.stop(task_id)
-        except ToolError as error:  # reported on already, or stopped
+            self.session.background.stop(task_id)
+        except ToolError as error:  # no such task, or reported on already (or stopped)
             raise ControlError(str(error)) from None
-        if stopped is None:
-            raise ControlError(f"No task found with ID: {task_id}")
         log.info("task %s stopped by the Agent SDK", task_id)
         return {}
 

@@ -32,10 +32,9 @@ def _stopped(arguments: dict[str, Any], context: Any) -> Any:
     if not task_id:
         raise ToolError("Missing required parameter: task_id")
     background = getattr(context.session, "background", None)
-    stopped = background.stop(task_id) if background is not None else None
-    if stopped is None:
+    if background is None:
         raise ToolError(f"No task found with ID: {task_id}")
-    return stopped
+    return background.stop(task_id)
 
 
 TASK_STOP = Tool(
